@@ -1,0 +1,200 @@
+#!/usr/bin/env python3
+"""Build the KotH Arena static site.
+
+    python scripts/build.py [--out build/site] [--pyodide-cdn URL]
+
+Steps: npm ci (when node_modules is missing or older than package-lock.json), bundle the
+page and the workers with esbuild, copy the static files, copy the Pyodide runtime (unless
+--pyodide-cdn is given), write engine.zip and config.json. Standard library only.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_OUT = "build/site"
+
+# (source relative to ROOT, output name, required)
+BUNDLES = [
+    ("web/src/app.js", "app.js", True),
+    ("web/src/controller_worker.js", "controller_worker.js", False),
+    ("web/src/bot_worker.js", "bot_worker.js", False),
+]
+STATIC_FILES = ["web/index.html", "web/style.css", "web/main.py"]
+# Files of node_modules/pyodide/ that loadPyodide may fetch (any version layout).
+PYODIDE_SUFFIXES = (".js", ".mjs", ".wasm", ".zip")
+PYODIDE_EXTRA = ("pyodide-lock.json", "package.json")
+
+
+class BuildError(Exception):
+    pass
+
+
+class UsageError(Exception):
+    pass
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):  # one clear line, exit code 2
+        raise UsageError(message)
+
+
+def parse_args(argv):
+    p = _Parser(prog="build.py", description="Build the KotH Arena static site.")
+    p.add_argument("--out", default=DEFAULT_OUT, help="output directory (default build/site)")
+    p.add_argument("--pyodide-cdn", default=None, metavar="URL",
+                   help="load Pyodide from this URL instead of copying the runtime")
+    args = p.parse_args(argv)
+    if args.pyodide_cdn is not None:
+        url = args.pyodide_cdn.strip()
+        if not (url.startswith("https://") or url.startswith("http://")):
+            raise UsageError(f"--pyodide-cdn must be an http(s) URL, got {args.pyodide_cdn!r}")
+        if not url.endswith("/"):
+            url += "/"
+        args.pyodide_cdn = url
+    if not args.out.strip():
+        raise UsageError("--out must not be empty")
+    return args
+
+
+def step(msg):
+    print(msg, flush=True)
+
+
+def ensure_node_modules():
+    nm = ROOT / "node_modules"
+    lock = ROOT / "package-lock.json"
+    marker = nm / ".package-lock.json"
+    stale = (not nm.is_dir() or not (nm / ".bin" / "esbuild").exists()
+             or (lock.exists() and marker.exists()
+                 and marker.stat().st_mtime < lock.stat().st_mtime)
+             or (lock.exists() and not marker.exists()))
+    if not stale:
+        step("npm ci: node_modules is up to date, skipped")
+        return
+    npm = shutil.which("npm")
+    if npm is None:
+        raise BuildError("npm not found on PATH (needed to install node_modules)")
+    step("npm ci: installing node_modules")
+    r = subprocess.run([npm, "ci", "--no-audit", "--no-fund"], cwd=ROOT,
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if r.returncode != 0:
+        raise BuildError("npm ci failed:\n" + r.stdout[-4000:])
+
+
+def bundle(src: Path, dest: Path):
+    esbuild = ROOT / "node_modules" / ".bin" / "esbuild"
+    cmd = [str(esbuild), str(src), "--bundle", "--format=esm", "--minify",
+           "--platform=browser", "--target=es2022",
+           # pyodide.mjs imports node builtins (and ws) only on its Node.js code path
+           "--external:node:*", "--external:ws",
+           "--log-level=warning", f"--outfile={dest}"]
+    r = subprocess.run(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       text=True)
+    if r.returncode != 0:
+        raise BuildError(f"esbuild failed for {src.relative_to(ROOT)}:\n{r.stdout}")
+
+
+def copy_pyodide(out: Path) -> int:
+    src = ROOT / "node_modules" / "pyodide"
+    if not src.is_dir():
+        raise BuildError("node_modules/pyodide is missing")
+    dst = out / "pyodide"
+    dst.mkdir(parents=True, exist_ok=True)
+    n = 0
+    for f in sorted(src.iterdir()):
+        if f.is_file() and (f.name.endswith(PYODIDE_SUFFIXES) or f.name in PYODIDE_EXTRA):
+            shutil.copy2(f, dst / f.name)
+            n += 1
+    return n
+
+
+def write_engine_zip(out: Path) -> int:
+    engine = ROOT / "engine"
+    dest = out / "engine.zip"
+    n = 0
+    with zipfile.ZipFile(dest, "w", zipfile.ZIP_DEFLATED) as z:
+        if engine.is_dir():
+            for f in sorted(engine.rglob("*.py")):
+                if "__pycache__" in f.parts:
+                    continue
+                z.write(f, f.relative_to(ROOT).as_posix())
+                n += 1
+    return n
+
+
+def dir_size(path: Path) -> int:
+    return sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
+
+
+def human(n: int) -> str:
+    for unit in ("B", "KB", "MB", "GB"):
+        if n < 1024 or unit == "GB":
+            return f"{n:.1f} {unit}" if unit != "B" else f"{n} B"
+        n /= 1024
+    return str(n)
+
+
+def build(out_dir: str = DEFAULT_OUT, pyodide_cdn: str | None = None) -> Path:
+    out = Path(out_dir)
+    if not out.is_absolute():
+        out = ROOT / out
+    ensure_node_modules()
+    out.mkdir(parents=True, exist_ok=True)
+    for rel, name, required in BUNDLES:
+        src = ROOT / rel
+        if not src.exists():
+            if required:
+                raise BuildError(f"{rel} is missing")
+            step(f"warning: {rel} is missing, skipped")
+            (out / name).unlink(missing_ok=True)
+            continue
+        bundle(src, out / name)
+        step(f"bundled {rel} -> {name} ({human((out / name).stat().st_size)})")
+    for rel in STATIC_FILES:
+        src = ROOT / rel
+        if not src.exists():
+            step(f"warning: {rel} is missing, skipped")
+            continue
+        shutil.copy2(src, out / src.name)
+        step(f"copied {rel}")
+    if pyodide_cdn:
+        if (out / "pyodide").is_dir():
+            shutil.rmtree(out / "pyodide")
+        step(f"pyodide: using CDN {pyodide_cdn}, runtime not copied")
+        index_url = pyodide_cdn
+    else:
+        n = copy_pyodide(out)
+        step(f"pyodide: copied {n} runtime files to pyodide/")
+        index_url = "./pyodide/"
+    n = write_engine_zip(out)
+    step(f"wrote engine.zip ({n} files)")
+    (out / "config.json").write_text(json.dumps({"pyodideIndexURL": index_url}) + "\n")
+    step(f"wrote config.json (pyodideIndexURL {index_url})")
+    step(f"done: {out} ({human(dir_size(out))} total)")
+    return out
+
+
+def main(argv=None) -> int:
+    try:
+        args = parse_args(sys.argv[1:] if argv is None else argv)
+    except UsageError as e:
+        print(f"build.py: error: {e}", file=sys.stderr)
+        return 2
+    try:
+        build(args.out, args.pyodide_cdn)
+    except BuildError as e:
+        print(f"build.py: build failed: {e}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,151 @@
+#!/usr/bin/env python3
+"""Build and serve the KotH Arena static site.
+
+    python scripts/serve.py [--port 8000] [--host 127.0.0.1] [--no-isolation] [--no-build]
+                            [--out build/site]
+
+Serves with cross-origin isolation headers (COOP/COEP/CORP) unless --no-isolation, so that
+bots can be interrupted (SharedArrayBuffer). Importable without side effects: tests use
+serve_in_thread(directory, port=0, isolation=True) -> (server, url).
+"""
+from __future__ import annotations
+
+import argparse
+import functools
+import importlib.util
+import os
+import sys
+import threading
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+MIME_TYPES = {
+    ".wasm": "application/wasm",
+    ".mjs": "text/javascript",
+    ".js": "text/javascript",
+    ".py": "text/plain; charset=utf-8",
+    ".zip": "application/zip",
+    ".json": "application/json",
+    ".html": "text/html; charset=utf-8",
+    ".css": "text/css; charset=utf-8",
+    ".map": "application/json",
+    ".png": "image/png",
+    ".svg": "image/svg+xml",
+    ".ico": "image/x-icon",
+    ".txt": "text/plain; charset=utf-8",
+    ".md": "text/plain; charset=utf-8",
+    "": "application/octet-stream",
+}
+
+
+class ArenaHandler(SimpleHTTPRequestHandler):
+    extensions_map = MIME_TYPES
+    isolation = True
+
+    def end_headers(self):
+        self.send_header("Cache-Control", "no-cache")
+        if self.isolation:
+            self.send_header("Cross-Origin-Opener-Policy", "same-origin")
+            self.send_header("Cross-Origin-Embedder-Policy", "require-corp")
+            self.send_header("Cross-Origin-Resource-Policy", "same-origin")
+        super().end_headers()
+
+    def guess_type(self, path):
+        ext = os.path.splitext(str(path))[1].lower()
+        if ext in MIME_TYPES:
+            return MIME_TYPES[ext]
+        return super().guess_type(path)
+
+    def log_message(self, format, *args):  # quiet: only errors
+        pass
+
+    def log_error(self, format, *args):
+        sys.stderr.write("serve: %s\n" % (format % args))
+
+
+def make_server(directory, host="127.0.0.1", port=0, isolation=True):
+    handler = type("Handler", (ArenaHandler,), {"isolation": bool(isolation)})
+    handler = functools.partial(handler, directory=str(directory))
+    server = ThreadingHTTPServer((host, port), handler)
+    server.daemon_threads = True
+    return server
+
+
+def server_url(server) -> str:
+    host, port = server.server_address[:2]
+    if host in ("0.0.0.0", "::", ""):
+        host = "127.0.0.1"
+    return f"http://{host}:{port}/"
+
+
+def serve_in_thread(directory, port=0, isolation=True, host="127.0.0.1"):
+    """Serve `directory` in a daemon thread. Returns (server, url); stop with
+    server.shutdown(); server.server_close()."""
+    server = make_server(directory, host=host, port=port, isolation=isolation)
+    t = threading.Thread(target=server.serve_forever, name="koth-arena-serve", daemon=True)
+    t.start()
+    return server, server_url(server)
+
+
+def _load_build():
+    spec = importlib.util.spec_from_file_location("koth_arena_build",
+                                                  Path(__file__).resolve().parent / "build.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message):
+        print(f"serve.py: error: {message}", file=sys.stderr)
+        sys.exit(2)
+
+
+def main(argv=None) -> int:
+    p = _Parser(prog="serve.py", description="Build and serve KotH Arena.")
+    p.add_argument("--port", type=int, default=8000)
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--no-isolation", action="store_true",
+                   help="do not send COOP/COEP/CORP headers")
+    p.add_argument("--no-build", action="store_true", help="serve the existing build")
+    p.add_argument("--out", default="build/site", help="site directory (default build/site)")
+    p.add_argument("--pyodide-cdn", default=None, metavar="URL")
+    args = p.parse_args(sys.argv[1:] if argv is None else argv)
+    if not 0 <= args.port <= 65535:
+        print(f"serve.py: error: bad port {args.port}", file=sys.stderr)
+        return 2
+    out = Path(args.out)
+    if not out.is_absolute():
+        out = ROOT / out
+    if not args.no_build:
+        build_argv = ["--out", str(out)]
+        if args.pyodide_cdn:
+            build_argv += ["--pyodide-cdn", args.pyodide_cdn]
+        rc = _load_build().main(build_argv)
+        if rc:
+            return rc
+    if not (out / "index.html").exists():
+        print(f"serve.py: error: {out} has no index.html (run without --no-build)",
+              file=sys.stderr)
+        return 1
+    try:
+        server = make_server(out, host=args.host, port=args.port,
+                             isolation=not args.no_isolation)
+    except OSError as e:
+        print(f"serve.py: error: cannot listen on {args.host}:{args.port}: {e}",
+              file=sys.stderr)
+        return 1
+    print(f"Serving KotH Arena on {server_url(server)}", flush=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
