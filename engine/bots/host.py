@@ -1,0 +1,107 @@
+"""The bot host: one untrusted bot's code, behind one dict-in/dict-out entry point.
+
+It runs in a process (or Worker) of its own, so nothing the bot does reaches the engine,
+another bot or the page. Natively ``python -m engine.bots.host`` speaks JSON lines on
+stdin/stdout; in the page ``web/src/bot_worker.js`` feeds it Worker messages. The protocol
+is in docs/architecture.md ("Controller ↔ bot host").
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Callable
+
+from engine.bots.code import FUNCTION, BotLoadError, load_code
+from engine.bots.runners import FunctionRunner, OneShotScriptRunner, StreamScriptRunner
+
+STREAMING_GAMES = {"flit"}  # script bots that keep running for the whole game
+
+
+class BotHost:
+    def __init__(self, receive: Callable[[], dict | None], send: Callable[[dict], None],
+                 can_block: bool = True) -> None:
+        """``receive`` blocks for the next request (None at EOF); ``send`` posts a reply.
+
+        ``can_block`` is False where ``receive`` cannot be called from inside bot code
+        (a browser without JSPI): long-running script bots are refused then.
+        """
+        self.receive = receive
+        self.send = send
+        self.can_block = can_block
+        self.runner = None
+        self.game = ""
+        self.bot = None
+
+    def serve(self) -> None:
+        while (request := self.receive()) is not None:
+            reply = self.handle(request)
+            if reply is not None:
+                self.send(reply)
+
+    def handle(self, request: dict) -> dict | None:
+        op, rid = request.get("op"), request.get("id")
+        if op == "load":
+            return {"id": rid, **self._load(request)}
+        if self.runner is None:
+            return {"id": rid, "ok": False, "answer": None, "error": "the bot did not load",
+                    "line": None, "stdout": "", "stderr": ""}
+        if op == "start":
+            if isinstance(self.runner, StreamScriptRunner):
+                runner = StreamScriptRunner(self.game, self.bot, self.receive, self.send)
+                runner.run(rid, request["message"])
+                return None
+            result = self.runner.start(request["message"])
+            return {"id": rid, "ok": result.error is None, **result.to_json()}
+        if op == "turn":
+            if isinstance(self.runner, StreamScriptRunner):
+                return {"id": rid, "answer": None, "error": "the game has not started",
+                        "line": None, "stdout": "", "stderr": ""}
+            return {"id": rid, **self.runner.turn(request["message"]).to_json()}
+        if op == "end":
+            if isinstance(self.runner, StreamScriptRunner):
+                return {"id": rid, "ok": True, "stdout": "", "stderr": ""}
+            return {"id": rid, "ok": True, **self.runner.end().to_json()}
+        return {"id": rid, "ok": False, "error": f"unknown request {op!r}"}
+
+    def _load(self, request: dict) -> dict:
+        self.game = request["game"]
+        try:
+            self.bot = load_code(request["code"])
+        except BotLoadError as exc:
+            self.runner = None
+            return {"ok": False, "kind": None, "error": exc.message, "line": exc.line}
+        if self.bot.kind == FUNCTION:
+            self.runner = FunctionRunner(self.game, self.bot)
+        elif self.game in STREAMING_GAMES:
+            if not self.can_block:
+                self.runner = None
+                return {"ok": False, "kind": "script", "line": None,
+                        "error": "script bots that read input() need JavaScript Promise "
+                                 "Integration (JSPI), which this browser lacks; write a "
+                                 "function bot (def move(view): ...) instead"}
+            self.runner = StreamScriptRunner(self.game, self.bot, self.receive, self.send)
+        else:
+            self.runner = OneShotScriptRunner(self.game, self.bot)
+        return {"ok": True, "kind": self.bot.kind, "error": None, "line": None}
+
+
+def main() -> None:
+    """JSON lines on stdin/stdout; the bot's own prints are captured, never on the pipe."""
+    channel_in = sys.stdin
+    channel_out = sys.stdout
+    sys.stdout = sys.stderr  # anything printed outside a capture must not corrupt the pipe
+
+    def receive() -> dict | None:
+        line = channel_in.readline()
+        return json.loads(line) if line else None
+
+    def send(reply: dict) -> None:
+        channel_out.write(json.dumps(reply) + "\n")
+        channel_out.flush()
+
+    BotHost(receive, send).serve()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,315 @@
+"""Running a bot's code for one game: function bots and both styles of script bots.
+
+These run wherever the bot lives: inside a bot host (a subprocess natively, a Worker in
+the page) for untrusted code, or in the controller's process for the built-in examples.
+Each ``turn`` returns a ``BotAnswer``; output the bot printed is captured, never lost.
+"""
+
+from __future__ import annotations
+
+import builtins
+import io
+import sys
+from collections import deque
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any, Callable
+
+from engine.bots.code import BotCode, describe_exception
+from engine.games import get_game
+from engine.wire import answer_text
+
+
+@dataclass
+class BotAnswer:
+    answer: str | None = None
+    error: str | None = None
+    line: int | None = None
+    stdout: str = ""
+    stderr: str = ""
+
+    def to_json(self) -> dict:
+        return {"answer": self.answer, "error": self.error, "line": self.line,
+                "stdout": self.stdout, "stderr": self.stderr}
+
+
+class Capture(io.TextIOBase):
+    """A text stream that keeps what is written (stdout/stderr of a bot)."""
+
+    def __init__(self, on_line: Callable[[str], bool] | None = None) -> None:
+        self.parts: list[str] = []
+        self._partial = ""
+        self._on_line = on_line  # returns True when it took the line (as an answer)
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        if not isinstance(text, str):
+            raise TypeError(f"write() argument must be str, not {type(text).__name__}")
+        if self._on_line is None:
+            self.parts.append(text)
+            return len(text)
+        data = self._partial + text
+        *lines, self._partial = data.split("\n")
+        for line in lines:
+            if not self._on_line(line):
+                self.parts.append(line + "\n")
+        return len(text)
+
+    def take(self) -> str:
+        text = "".join(self.parts)
+        self.parts.clear()
+        return text
+
+    def take_lines(self) -> list[str]:
+        """Whole lines written so far, the partial last one included."""
+        text = self.take() + self._partial
+        self._partial = ""
+        return text.splitlines()
+
+
+class _Swap:
+    """Swap sys.stdout / sys.stderr for captures during a bot call."""
+
+    def __init__(self, out: Capture, err: Capture) -> None:
+        self.out, self.err = out, err
+
+    def __enter__(self) -> None:
+        self.saved = sys.stdout, sys.stderr
+        sys.stdout, sys.stderr = self.out, self.err
+
+    def __exit__(self, *exc: object) -> None:
+        sys.stdout, sys.stderr = self.saved
+
+
+def _bot_globals(extra: dict | None = None) -> dict:
+    namespace: dict[str, Any] = {"__name__": "__main__", "__builtins__": builtins}
+    if extra:
+        bot_builtins = dict(vars(builtins))
+        bot_builtins.update(extra)
+        namespace["__builtins__"] = bot_builtins
+    return namespace
+
+
+class FunctionRunner:
+    """A function bot: the module runs once per game, then ``move(view)`` each turn."""
+
+    def __init__(self, game: str, bot: BotCode) -> None:
+        self.wire = get_game(game).wire
+        self.bot = bot
+        self.out, self.err = Capture(), Capture()
+        self.move: Callable[[Any], Any] | None = None
+
+    def start(self, message: dict) -> BotAnswer:
+        self.client = self.wire.FunctionClient()
+        self.client.start(message)
+        module = ModuleType("bot")
+        module.__dict__.update(_bot_globals())
+        self.move = None
+        try:
+            with _Swap(self.out, self.err):
+                exec(self.bot.code, module.__dict__)
+            move = module.__dict__.get("move")
+            if not callable(move):
+                raise TypeError("move is not a function")
+            self.move = move
+        except BaseException as exc:  # noqa: BLE001 - a bot may raise anything
+            if isinstance(exc, SystemExit):
+                exc = RuntimeError(f"the bot called exit({exc.code!r}) while loading")
+            error, line = describe_exception(exc)
+            return self._answer(error=error, line=line)
+        return self._answer()
+
+    def turn(self, message: dict) -> BotAnswer:
+        view = self.client.view(message)
+        if self.move is None:
+            return self._answer(error="the bot did not load")
+        try:
+            with _Swap(self.out, self.err):
+                value = self.move(view)
+            return self._answer(answer=answer_text(value))
+        except BaseException as exc:  # noqa: BLE001
+            error, line = describe_exception(exc)
+            return self._answer(error=error, line=line)
+
+    def end(self) -> BotAnswer:
+        return self._answer()
+
+    def _answer(self, answer: str | None = None, error: str | None = None,
+                line: int | None = None) -> BotAnswer:
+        return BotAnswer(answer, error, line, self.out.take(), self.err.take())
+
+
+class _Stdin(io.TextIOBase):
+    def __init__(self, readline: Callable[[], str]) -> None:
+        self._readline = readline
+
+    def readable(self) -> bool:
+        return True
+
+    def readline(self, size: int = -1) -> str:  # type: ignore[override]
+        try:
+            return self._readline() + "\n"
+        except EOFError:
+            return ""
+
+    def __iter__(self):  # type: ignore[override]
+        while line := self.readline():
+            yield line
+
+    def read(self, size: int = -1) -> str:
+        return "".join(iter(self))
+
+
+def _script_namespace(readline: Callable[[], str]) -> tuple[dict, _Stdin]:
+    def input_(prompt: object = "") -> str:
+        if prompt:
+            sys.stdout.write(str(prompt))
+        return readline()
+
+    return _bot_globals({"input": input_, "raw_input": input_}), _Stdin(readline)
+
+
+class OneShotScriptRunner:
+    """A script bot run afresh for every move (Atomas, as the original controller did).
+
+    It reads its line with ``input()``; the last non-blank line it prints is the answer,
+    so debug prints before it are shown, not taken for the answer.
+    """
+
+    def __init__(self, game: str, bot: BotCode) -> None:
+        self.wire = get_game(game).wire
+        self.bot = bot
+
+    def start(self, message: dict) -> BotAnswer:
+        return BotAnswer()
+
+    def turn(self, message: dict) -> BotAnswer:
+        lines = deque(self.wire.message_lines(message))
+
+        def readline() -> str:
+            if not lines:
+                raise EOFError("EOF when reading a line")
+            return lines.popleft()
+
+        namespace, stdin = _script_namespace(readline)
+        out, err = Capture(), Capture()
+        error = line = None
+        saved_stdin = sys.stdin
+        try:
+            sys.stdin = stdin
+            with _Swap(out, err):
+                exec(self.bot.code, namespace)
+        except SystemExit:
+            pass
+        except BaseException as exc:  # noqa: BLE001
+            error, line = describe_exception(exc)
+        finally:
+            sys.stdin = saved_stdin
+        printed = out.take_lines()
+        answer = None
+        for index in range(len(printed) - 1, -1, -1):
+            if printed[index].strip():
+                answer = printed.pop(index).strip()
+                break
+        stdout = "".join(p + "\n" for p in printed)
+        stderr = err.take()
+        if error is not None and answer is not None:
+            stderr += f"(raised after answering) {error}\n"  # the answer counts
+            error = line = None
+        return BotAnswer(answer, error, line, stdout, stderr)
+
+    def end(self) -> BotAnswer:
+        return BotAnswer()
+
+
+class StreamScriptRunner:
+    """A long-running script bot (Flit): it reads lines as they come, answers each ``M``.
+
+    The script pulls: its ``input()`` calls ``receive()`` for the controller's next
+    message, which blocks (a pipe natively; JSPI's ``run_sync`` in the page). The first
+    line it prints after reading ``M`` is the answer; other output is captured.
+    """
+
+    def __init__(self, game: str, bot: BotCode, receive: Callable[[], dict | None],
+                 send: Callable[[dict], None]) -> None:
+        self.wire = get_game(game).wire
+        self.bot = bot
+        self.receive = receive
+        self.send = send
+        self.out = Capture(self._on_line)
+        self.err = Capture()
+        self.lines: deque[str] = deque()
+        self.pending: int | None = None  # id of the turn waiting for an answer
+        self.asked = False  # the script has read this turn's "M"
+        self.ended = False
+        self.failure: str | None = None
+        self.failure_line: int | None = None
+
+    def _reply(self, answer: str | None = None, error: str | None = None,
+               line: int | None = None) -> None:
+        if self.pending is None:
+            return
+        reply = BotAnswer(answer, error, line, self.out.take(), self.err.take()).to_json()
+        reply["id"] = self.pending
+        self.pending = None
+        self.asked = False
+        self.send(reply)
+
+    def _on_line(self, line: str) -> bool:
+        if self.pending is not None and self.asked and line.strip():
+            self._reply(answer=line.strip())
+            return True
+        return False
+
+    def _take(self, message: dict | None) -> bool:
+        """Queue a message's lines; False when the game is over."""
+        if message is None or message.get("op") == "end":
+            self.ended = True
+            self._end_id = None if message is None else message.get("id")
+            return False
+        if message.get("op") == "turn":
+            self.pending = message["id"]
+            self.asked = False
+            self.lines.extend(self.wire.message_lines(message["message"]))
+        return True
+
+    def _readline(self) -> str:
+        while not self.lines:
+            if self.ended:
+                raise EOFError("EOF when reading a line")
+            if self.pending is not None and self.asked:
+                self._reply(answer=None)  # it asked for more input without answering
+            if not self._take(self.receive()):
+                raise EOFError("EOF when reading a line")
+        line = self.lines.popleft()
+        if line == "M":
+            self.asked = True
+        return line
+
+    def run(self, start_id: int, message: dict) -> None:
+        """Serve one game: from the start message until the controller says ``end``."""
+        self.lines.extend(self.wire.message_lines(message))
+        self.send({"id": start_id, "ok": True})
+        namespace, stdin = _script_namespace(self._readline)
+        saved_stdin = sys.stdin
+        try:
+            sys.stdin = stdin
+            with _Swap(self.out, self.err):
+                exec(self.bot.code, namespace)
+            self.failure = "the script exited"
+        except SystemExit:
+            self.failure = "the script exited"
+        except BaseException as exc:  # noqa: BLE001
+            error, self.failure_line = describe_exception(exc)
+            self.failure = f"the script stopped: {error}"
+        finally:
+            sys.stdin = saved_stdin
+        self._reply(error=self.failure, line=self.failure_line)
+        while not self.ended:  # the script is gone: every later turn is an error
+            if self._take(self.receive()):
+                self._reply(error=self.failure, line=self.failure_line)
+        end_id = getattr(self, "_end_id", None)
+        if end_id is not None:
+            self.send({"id": end_id, "ok": True, "stdout": self.out.take(), "stderr": self.err.take()})

@@ -1,0 +1,182 @@
+"""One game between seats as a step machine, whatever carries the messages to the bots.
+
+The session decides whom to ask and what to tell them, classifies each reply (invalid,
+error, time-out), applies the game's fault policy and builds the replay record. It never
+waits: CPython drives it with plain calls (``engine.match``), the page's worker with
+``await`` between ``next_request()`` and ``submit()``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.errors import AnswerError
+from engine.games import GameSpec
+from engine.outcome import Fault, FaultKind, Outcome
+
+SCHEMA_VERSION = 1
+MAX_ANSWER_CHARS = 200
+
+
+@dataclass
+class Request:
+    """Ask ``seat`` for a move; ``message`` is the game's structured observation."""
+
+    seat: int
+    message: dict
+
+
+@dataclass
+class Reply:
+    """What came back from a bot for one request."""
+
+    answer: str | None = None
+    error: str | None = None  # the bot raised (text of the exception)
+    line: int | None = None  # line of the bot's code where it raised, if known
+    elapsed_ms: float = 0.0
+    no_answer: bool = False  # nothing before the hard limit: the bot was stopped
+
+
+@dataclass
+class TurnResult:
+    seat: int
+    fault: Fault | None
+    frozen_now: bool
+    turn: dict = field(repr=False)
+
+
+class GameSession:
+    def __init__(self, spec: GameSpec, settings: Any, seed: int, bot_names: list[str],
+                 bot_index: list[int] | None = None) -> None:
+        self.spec = spec
+        self.wire = spec.wire
+        self.settings = settings
+        self.seed = seed
+        self.state = spec.new_game(settings, seed, 1 if spec.side_by_side else len(bot_names))
+        self.time_limit_ms = settings.time_limit_ms
+        seats = len(bot_names)
+        self.consecutive_faults = [0] * seats
+        self.fault_counts = [0] * seats
+        self.frozen = [False] * seats
+        self._log: list[list[int]] = []  # every change so far, for the bots' messages
+        self._cursor = [0] * seats
+        self._pending: Request | None = None
+        self.record: dict = {
+            "schema_version": SCHEMA_VERSION,
+            "kind": "game",
+            "game": spec.name,
+            "settings": settings.to_json(),
+            "seed": seed,
+            "bots": list(bot_names),
+            "bot_index": list(bot_index if bot_index is not None else range(seats)),
+            "start": self.wire.record_start(self.state),
+            "start_faults": [0] * seats,
+            "turns": [],
+            "result": None,
+        }
+
+    # -- start ------------------------------------------------------------------------
+    def start_message(self, seat: int) -> dict:
+        self._cursor[seat] = len(self._log)
+        return self.wire.start_message(self.state, seat)
+
+    def fail_to_start(self, seat: int, error: str, line: int | None = None) -> Fault:
+        """The bot's code could not load or start: it is frozen from the start."""
+        fault = Fault(FaultKind.ERROR, error, line)
+        self.fault_counts[seat] += 1
+        self.record["start_faults"][seat] += 1
+        self._freeze(seat)
+        return fault
+
+    # -- turns ------------------------------------------------------------------------
+    @property
+    def done(self) -> bool:
+        return self.state.is_terminal()
+
+    def next_request(self) -> Request | None:
+        """The next bot to ask, playing frozen bots' turns on the way; None at the end."""
+        state = self.state
+        while not state.is_terminal():
+            seat = state.current_player()
+            if not self.frozen[seat]:
+                changes = self._log[self._cursor[seat]:]
+                self._cursor[seat] = len(self._log)
+                self._pending = Request(seat, self.wire.turn_message(state, changes))
+                return self._pending
+            fault = Fault(FaultKind.FROZEN, "frozen: not asked")
+            self._play(seat, {}, None, fault, state.default_action())
+        self._finish()
+        return None
+
+    def submit(self, reply: Reply) -> TurnResult:
+        request = self._pending
+        if request is None:
+            raise RuntimeError("no request is pending")
+        self._pending = None
+        seat = request.seat
+        state = self.state
+        answer = reply.answer
+        if answer is not None and len(answer) > MAX_ANSWER_CHARS:
+            answer = answer[:MAX_ANSWER_CHARS]
+        fault: Fault | None = None
+        counts = True
+        action = None
+        if reply.no_answer:
+            fault = Fault(FaultKind.TIMEOUT, "no answer within the hard limit; the bot was stopped")
+        elif reply.error is not None:
+            fault = Fault(FaultKind.ERROR, reply.error, reply.line)
+        elif reply.elapsed_ms > self.time_limit_ms:
+            fault = Fault(FaultKind.TIMEOUT,
+                          f"answered in {reply.elapsed_ms:.0f} ms, over the {self.time_limit_ms} ms limit")
+        elif answer is None:
+            fault = Fault(FaultKind.INVALID, "no answer")
+            counts = state.invalid_is_fault
+        else:
+            try:
+                action = self.wire.parse_answer(answer, state)
+                result = self._play(seat, request.message, answer, None, action)
+                self.consecutive_faults[seat] = 0
+                return result
+            except AnswerError as exc:
+                fault = Fault(FaultKind.INVALID, str(exc))
+                counts = state.invalid_is_fault
+        self.fault_counts[seat] += 1
+        if counts:
+            self.consecutive_faults[seat] += 1
+        else:
+            self.consecutive_faults[seat] = 0
+        result = self._play(seat, request.message, answer, fault, state.default_action())
+        if reply.no_answer or self.consecutive_faults[seat] >= state.fault_limit:
+            self._freeze(seat)
+            result.frozen_now = True
+            if state.is_terminal():
+                self._finish()
+        return result
+
+    def _play(self, seat: int, message: dict, answer: str | None, fault: Fault | None,
+              action: Any) -> TurnResult:
+        state = self.state
+        changes = state.apply_action(action)
+        if changes:
+            self._log.extend(changes)
+        turn = {"seat": seat, "answer": answer, "fault": fault.to_json() if fault else None}
+        turn.update(self.wire.record_turn(message, state, action, changes))
+        self.record["turns"].append(turn)
+        if state.is_terminal():
+            self._finish()
+        return TurnResult(seat, fault, False, turn)
+
+    def _freeze(self, seat: int) -> None:
+        self.frozen[seat] = True
+        self.state.freeze(seat)
+        if self.state.is_terminal():
+            self._finish()
+
+    def _finish(self) -> None:
+        if self.record["result"] is None and self.state.outcome is not None:
+            self.record["result"] = self.state.outcome.to_json()
+
+    @property
+    def outcome(self) -> Outcome | None:
+        return self.state.outcome

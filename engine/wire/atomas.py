@@ -1,0 +1,86 @@
+"""Atomas on the wire: the ``ATOM/ITEMS`` line, answers, and the function-bot view."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from engine.errors import InvalidAnswerError
+from engine.games.atomas import BLACK, CLONE, MINUS, PLUS, Action, Atom, AtomasState, Item
+
+
+class AtomasView(NamedTuple):
+    """What ``move(view)`` gets: the atom to play and the ring (a tuple, read-only)."""
+
+    atom: Atom
+    board: tuple[Item, ...]
+
+
+def start_message(state: AtomasState, seat: int) -> dict:
+    return {}
+
+
+def turn_message(state: AtomasState, changes: list) -> dict:
+    return {"atom": state.atom, "board": list(state.items)}
+
+
+def message_lines(message: dict) -> list[str]:
+    if "atom" not in message:
+        return []
+    return [f"{message['atom']}/{' '.join(str(x) for x in message['board'])}"]
+
+
+def parse_item(token: str) -> Atom:
+    return int(token) if token.isdigit() else token
+
+
+def parse_line(line: str) -> AtomasView:
+    """Read an ``ATOM/ITEMS`` line (what a script bot's ``input()`` returns)."""
+    atom, _, items = line.strip().partition("/")
+    return AtomasView(parse_item(atom), tuple(parse_item(t) for t in items.split()))
+
+
+def parse_answer(text: str, state: AtomasState) -> Action:
+    """Parse an answer for the state's atom; range checks are the rules' job."""
+    parts = text.split()
+    try:
+        if state.atom == MINUS:
+            if len(parts) != 2 or parts[1] not in ("y", "n"):
+                raise InvalidAnswerError(text, "a '-' answer is 'INDEX y' or 'INDEX n'")
+            return (int(parts[0]), parts[1] == "y")
+        if len(parts) != 1:
+            what = "an item index" if state.atom == CLONE else "one gap number"
+            raise InvalidAnswerError(text, f"expected {what}")
+        return int(parts[0])
+    except ValueError as exc:
+        if isinstance(exc, InvalidAnswerError):
+            raise
+        raise InvalidAnswerError(text, "not an integer") from None
+
+
+class FunctionClient:
+    """Turns messages into views for a function bot ``move(view)``."""
+
+    def start(self, message: dict) -> None:
+        pass
+
+    def view(self, message: dict) -> AtomasView:
+        return AtomasView(message["atom"], tuple(message["board"]))
+
+
+def record_start(state: AtomasState) -> dict:
+    return {"board": list(state.items), "score": state.score}
+
+
+def record_turn(message: dict, state: AtomasState, action: Action, changes: object) -> dict:
+    return {"atom": message["atom"], "board": list(state.items), "score": state.score}
+
+
+def replay_check(turn: dict, state: AtomasState, changes: object) -> str | None:
+    """None if the state after a replayed turn matches the record, else the difference."""
+    if turn["board"] != state.items or turn["score"] != state.score:
+        return f"expected {turn['board']} score {turn['score']}, got {state.items} score {state.score}"
+    return None
+
+
+__all__ = ["AtomasView", "BLACK", "CLONE", "MINUS", "PLUS", "FunctionClient", "parse_answer",
+           "parse_line", "message_lines", "start_message", "turn_message"]

@@ -1,0 +1,131 @@
+"""Flit on the wire: ``S N k c``, ``x y c`` and ``M`` lines, answers, and the function view."""
+
+from __future__ import annotations
+
+from engine.errors import InvalidAnswerError
+from engine.games.flit import EMPTY, NEUTRAL, Change, FlitState, Move
+
+
+def start_message(state: FlitState, seat: int) -> dict:
+    setup = [state.size, state.num_players, seat + 1]
+    return {"setup": setup, "changes": [list(c) for c in state.start_changes]}
+
+
+def turn_message(state: FlitState, changes: list) -> dict:
+    """Every square that changed since the bot was last told, then ``M``."""
+    return {"changes": changes, "ask": True}
+
+
+def message_lines(message: dict) -> list[str]:
+    lines = []
+    if "setup" in message:
+        lines.append("S {} {} {}".format(*message["setup"]))
+    lines.extend(f"{x} {y} {c}" for x, y, c in message["changes"])
+    if message.get("ask"):
+        lines.append("M")
+    return lines
+
+
+def parse_answer(text: str, state: FlitState) -> Move:
+    parts = text.split()
+    if len(parts) != 4:
+        raise InvalidAnswerError(text, "expected four integers 'x0 y0 x1 y1'")
+    try:
+        x0, y0, x1, y1 = (int(p) for p in parts)
+    except ValueError:
+        raise InvalidAnswerError(text, "expected four integers 'x0 y0 x1 y1'") from None
+    return (x0, y0, x1, y1)
+
+
+class FlitView:
+    """What ``move(view)`` gets: the board as the bot has been told it, read-only."""
+
+    __slots__ = ("size", "players", "me", "turn", "_cells", "_nbrs")
+
+    def __init__(self, size: int, players: int, me: int, cells: list[int], turn: int) -> None:
+        from engine.games.flit import neighbour_table
+
+        self.size, self.players, self.me, self.turn = size, players, me, turn
+        self._cells = cells
+        self._nbrs = neighbour_table(size)
+
+    def __getitem__(self, xy: tuple[int, int]) -> int:
+        x, y = xy
+        return self._cells[(y % self.size) * self.size + x % self.size]
+
+    def cells(self) -> tuple[int, ...]:
+        """Every square's colour, row by row (index ``y * size + x``)."""
+        return tuple(self._cells)
+
+    def pieces(self, colour: int | None = None) -> list[tuple[int, int]]:
+        colour = self.me if colour is None else colour
+        size = self.size
+        return [(i % size, i // size) for i, c in enumerate(self._cells) if c == colour]
+
+    def neighbours(self, x: int, y: int) -> list[tuple[int, int]]:
+        size = self.size
+        return [(n % size, n // size) for n in self._nbrs[(y % size) * size + x % size]]
+
+    def is_valid(self, move: Move) -> bool:
+        x0, y0, x1, y1 = move
+        size, cells = self.size, self._cells
+        src, dst = y0 * size + x0, y1 * size + x1
+        if cells[src] != self.me or cells[dst] != EMPTY:
+            return False
+        return any(n != src and cells[n] == self.me for n in self._nbrs[dst])
+
+    def moves(self) -> list[Move]:
+        """Every valid move (passes excluded)."""
+        size, cells, nbrs, me = self.size, self._cells, self._nbrs, self.me
+        own = [i for i, c in enumerate(cells) if c == me]
+        result = []
+        for dst in sorted({n for i in own for n in nbrs[i] if cells[n] == EMPTY}):
+            supporters = [n for n in nbrs[dst] if cells[n] == me]
+            for src in own:
+                if len(supporters) > 1 or supporters[0] != src:
+                    result.append((src % size, src // size, dst % size, dst // size))
+        return result
+
+
+class FunctionClient:
+    """Keeps a bot's copy of the board from the messages it is sent."""
+
+    def __init__(self) -> None:
+        self.cells: list[int] = []
+        self.turn = 0
+
+    def start(self, message: dict) -> None:
+        self.size, self.players, self.me = message["setup"]
+        self.cells = [EMPTY] * (self.size * self.size)
+        self.turn = 0
+        self._apply(message["changes"])
+
+    def _apply(self, changes: list) -> None:
+        size, cells = self.size, self.cells
+        for x, y, c in changes:
+            cells[y * size + x] = c
+
+    def view(self, message: dict) -> FlitView:
+        self._apply(message["changes"])
+        self.turn += 1
+        return FlitView(self.size, self.players, self.me, list(self.cells), self.turn)
+
+
+def record_start(state: FlitState) -> dict:
+    return {"changes": [list(c) for c in state.start_changes]}
+
+
+def record_turn(message: dict, state: FlitState, action: Move, changes: list[Change]) -> dict:
+    x0, y0, x1, y1 = action
+    move = None if (x0, y0) == (x1, y1) else list(action)
+    return {"move": move, "changes": [list(c) for c in changes]}
+
+
+def replay_check(turn: dict, state: FlitState, changes: list[Change]) -> str | None:
+    got = [list(c) for c in changes]
+    if turn["changes"] != got:
+        return f"expected changes {turn['changes']}, got {got}"
+    return None
+
+
+__all__ = ["FlitView", "FunctionClient", "NEUTRAL", "message_lines", "parse_answer", "start_message"]
