@@ -1,0 +1,624 @@
+// KotH Arena page: settings, bot panels, the controller worker, the viewer, results.
+// No Python runs on this thread: everything goes through controller_worker.js.
+
+import { createEditor } from "./editor.js";
+import { BotConsole } from "./console.js";
+import { Viewer } from "./viewer.js";
+import { parseReplay, computeSummary, GAMES } from "./replay.js";
+import { renderResults } from "./results.js";
+import * as store from "./storage.js";
+
+const PRESETS = {
+  flit: [{ value: "trial", label: "trial (2 bots, 16×16, 1,024 turns, 100 ms)", bots: 2, time_limit_ms: 100 }],
+  atomas: [{ value: "standard", label: "standard", bots: null, time_limit_ms: 100 }],
+};
+const MAX_PANELS = 2;
+const DEFAULT_SETTINGS = {
+  game: "flit", preset: "trial", seed: 1, games: 10, time_limit_ms: 100, max_moves: 2000, atomas_bots: 2,
+};
+const LIMITS = {
+  seed: [0, 4294967295], games: [1, 1000], time_limit_ms: [1, 60000], max_moves: [1, 1000000],
+};
+const FIELD_LABELS = { seed: "Seed", games: "Games", time_limit_ms: "Time limit (ms)", max_moves: "Max moves" };
+
+const $ = (id) => document.getElementById(id);
+const els = {
+  status: $("status"), statusText: $("status-text"), statusError: $("status-error"), progress: $("progress"),
+  form: $("settings-form"), game: $("game"), preset: $("preset"), seed: $("seed"), randomSeed: $("random-seed"),
+  games: $("games"), timeLimit: $("time-limit"), maxMoves: $("max-moves"), maxMovesField: $("max-moves-field"),
+  run: $("run"), stop: $("stop"), openReplay: $("open-replay"), replayFile: $("replay-file"), share: $("share"),
+  shareBox: $("share-box"), shareUrl: $("share-url"),
+  addBot: $("add-bot"), removeBot: $("remove-bot"), botCount: $("bot-count-controls"), panels: $("bot-panels"),
+  results: $("results"),
+};
+
+// ---- state ----------------------------------------------------------------------------
+const saver = store.makeSaver(250);
+let settings = { ...DEFAULT_SETTINGS, ...(store.load("settings", {}) || {}) };
+if (!GAMES.includes(settings.game)) settings.game = DEFAULT_SETTINGS.game;
+const botsByGame = {};
+for (const g of GAMES) botsByGame[g] = normaliseBots(store.load(`bots:${g}`, null));
+let examples = { flit: {}, atomas: {} };
+let ready = false;
+let runCounter = Number(store.load("run-counter", 0)) || 0;
+let run = null; // {id, game, names, records: [], summary}
+let switching = false;
+
+function normaliseBots(list) {
+  const out = [];
+  for (let i = 0; i < MAX_PANELS; i++) {
+    const b = Array.isArray(list) ? list[i] : null;
+    out.push({
+      name: b && typeof b.name === "string" ? b.name : `Bot ${i + 1}`,
+      code: b && typeof b.code === "string" ? b.code : "",
+    });
+  }
+  return out;
+}
+
+function botCount(game = settings.game) {
+  const p = presetOf(game, settings.preset);
+  if (p && p.bots) return p.bots;
+  return Math.max(1, Math.min(MAX_PANELS, Number(settings.atomas_bots) || 2));
+}
+
+function presetOf(game, value) {
+  return PRESETS[game].find((p) => p.value === value) || PRESETS[game][0];
+}
+
+function saveSettings() { saver.schedule("settings", () => settings); }
+function saveBots(game) { saver.schedule(`bots:${game}`, () => botsByGame[game]); }
+window.addEventListener("pagehide", () => saver.flush());
+window.addEventListener("beforeunload", () => saver.flush());
+document.addEventListener("visibilitychange", () => { if (document.hidden) saver.flush(); });
+
+// ---- status line ------------------------------------------------------------------------
+function setStatus(text) { els.statusText.textContent = text; }
+function setError(text) { els.statusError.textContent = text; }
+function clearError() { els.statusError.textContent = ""; }
+function setProgress(value, label) {
+  if (value === null) els.progress.removeAttribute("value");
+  else els.progress.value = Math.max(0, Math.min(1, value));
+  if (label) els.progress.setAttribute("aria-label", label);
+}
+
+// ---- bot panels --------------------------------------------------------------------------
+const panels = [];
+function makePanel(i) {
+  const frag = $("bot-panel-template").content.cloneNode(true);
+  const root = frag.querySelector(".bot-panel");
+  const n = i + 1;
+  const id = `bot${n}`;
+  root.id = `${id}-panel`;
+  root.setAttribute("aria-labelledby", `${id}-title`);
+  const title = root.querySelector(".bot-title");
+  title.id = `${id}-title`;
+  title.textContent = `Bot ${n}`;
+  const name = root.querySelector(".bot-name");
+  name.id = `${id}-name`;
+  const nameLabel = root.querySelector(".name-label");
+  nameLabel.htmlFor = name.id;
+  nameLabel.textContent = `Bot ${n} name`;
+  const ex = root.querySelector(".bot-example");
+  ex.id = `${id}-example`;
+  const exLabel = root.querySelector(".example-label");
+  exLabel.htmlFor = ex.id;
+  exLabel.textContent = `Bot ${n} example`;
+  const con = root.querySelector(".console");
+  con.id = `${id}-console`;
+  con.setAttribute("aria-label", `Bot ${n} console`);
+  root.querySelector(".console-title").textContent = `Bot ${n} console`;
+  const clearBtn = root.querySelector(".clear-console");
+  clearBtn.setAttribute("aria-label", `Clear Bot ${n} console`);
+  els.panels.append(root);
+  const editor = createEditor(root.querySelector(".editor"), {
+    label: `Bot ${n} code`,
+    onChange: (text) => {
+      if (switching) return;
+      botsByGame[settings.game][i].code = text;
+      saveBots(settings.game);
+    },
+  });
+  const panel = { root, name, ex, editor, console: new BotConsole(con) };
+  name.addEventListener("input", () => {
+    botsByGame[settings.game][i].name = name.value;
+    saveBots(settings.game);
+  });
+  ex.addEventListener("change", () => {
+    const src = (examples[settings.game] || {})[ex.value];
+    if (typeof src !== "string") return;
+    loadExample(i, ex.value, src);
+  });
+  clearBtn.addEventListener("click", () => panel.console.clear());
+  return panel;
+}
+
+function isDefaultName(name) {
+  const g = settings.game;
+  return !name.trim() || /^Bot \d+$/.test(name.trim()) || Object.hasOwn(examples[g] || {}, name.trim());
+}
+
+function loadExample(i, exName, src) {
+  const g = settings.game;
+  const p = panels[i];
+  p.editor.value = src; // onChange saves the code
+  botsByGame[g][i].code = src;
+  if (isDefaultName(p.name.value)) {
+    p.name.value = exName;
+    botsByGame[g][i].name = exName;
+  }
+  saveBots(g);
+}
+
+function fillExampleSelects() {
+  const names = Object.keys(examples[settings.game] || {});
+  panels.forEach((p, i) => {
+    const opts = [];
+    const first = document.createElement("option");
+    first.value = "";
+    first.textContent = ready ? (names.length ? "Choose an example…" : "No examples") : "Examples load with Python…";
+    opts.push(first);
+    for (const n of names) {
+      const o = document.createElement("option");
+      o.value = n;
+      o.textContent = n;
+      opts.push(o);
+    }
+    p.ex.replaceChildren(...opts);
+    p.ex.value = "";
+    p.ex.disabled = !names.length;
+  });
+}
+
+// After examples arrive: a bot with no code gets an example (bot i gets example i).
+function seedEmptyBots() {
+  for (const g of GAMES) {
+    const names = Object.keys(examples[g] || {});
+    if (!names.length) continue;
+    botsByGame[g].forEach((b, i) => {
+      if (b.code.trim()) return;
+      const exName = names[i % names.length];
+      b.code = examples[g][exName];
+      if (isDefaultNameFor(g, b.name)) b.name = exName;
+      saveBots(g);
+    });
+  }
+  showBots();
+}
+function isDefaultNameFor(g, name) {
+  return !name.trim() || /^Bot \d+$/.test(name.trim()) || Object.hasOwn(examples[g] || {}, name.trim());
+}
+
+function showBots() {
+  const g = settings.game;
+  const count = botCount(g);
+  switching = true;
+  try {
+    panels.forEach((p, i) => {
+      p.root.hidden = i >= count;
+      const b = botsByGame[g][i];
+      if (p.name.value !== b.name) p.name.value = b.name;
+      if (p.editor.value !== b.code) p.editor.value = b.code;
+    });
+  } finally {
+    switching = false;
+  }
+  const fixed = !!presetOf(g, settings.preset).bots;
+  els.botCount.hidden = fixed;
+  els.addBot.disabled = count >= MAX_PANELS;
+  els.removeBot.disabled = count <= 1;
+}
+
+// ---- settings -----------------------------------------------------------------------------
+function fillPresets() {
+  const g = settings.game;
+  els.preset.replaceChildren(...PRESETS[g].map((p) => {
+    const o = document.createElement("option");
+    o.value = p.value;
+    o.textContent = p.label;
+    return o;
+  }));
+  settings.preset = presetOf(g, settings.preset).value;
+  els.preset.value = settings.preset;
+}
+
+function showSettings() {
+  els.game.value = settings.game;
+  fillPresets();
+  els.seed.value = String(settings.seed);
+  els.games.value = String(settings.games);
+  els.timeLimit.value = String(settings.time_limit_ms);
+  els.maxMoves.value = String(settings.max_moves);
+  els.maxMovesField.hidden = settings.game !== "atomas";
+  fillExampleSelects();
+  showBots();
+}
+
+function readInt(input, key) {
+  const raw = input.value.trim();
+  const [lo, hi] = LIMITS[key];
+  if (!/^-?\d+$/.test(raw)) throw new Error(`${FIELD_LABELS[key]} must be a whole number`);
+  const v = Number(raw);
+  if (v < lo || v > hi) throw new Error(`${FIELD_LABELS[key]} must be between ${lo} and ${hi}`);
+  return v;
+}
+
+function bindSettings() {
+  els.game.addEventListener("change", () => {
+    saver.flush();
+    settings.game = GAMES.includes(els.game.value) ? els.game.value : "flit";
+    settings.preset = PRESETS[settings.game][0].value;
+    saveSettings();
+    showSettings();
+  });
+  els.preset.addEventListener("change", () => {
+    settings.preset = presetOf(settings.game, els.preset.value).value;
+    const p = presetOf(settings.game, settings.preset);
+    settings.time_limit_ms = p.time_limit_ms;
+    els.timeLimit.value = String(p.time_limit_ms);
+    saveSettings();
+    showBots();
+  });
+  const numeric = [[els.seed, "seed"], [els.games, "games"], [els.timeLimit, "time_limit_ms"], [els.maxMoves, "max_moves"]];
+  for (const [input, key] of numeric) {
+    input.addEventListener("input", () => {
+      const v = Number(input.value);
+      if (input.value.trim() !== "" && Number.isFinite(v)) {
+        settings[key] = v;
+        saveSettings();
+      }
+    });
+  }
+  els.randomSeed.addEventListener("click", () => {
+    const a = new Uint32Array(1);
+    crypto.getRandomValues(a);
+    settings.seed = a[0] % 1000000000;
+    els.seed.value = String(settings.seed);
+    saveSettings();
+  });
+  els.addBot.addEventListener("click", () => {
+    settings.atomas_bots = Math.min(MAX_PANELS, botCount() + 1);
+    saveSettings();
+    showBots();
+    panels[settings.atomas_bots - 1].name.focus();
+  });
+  els.removeBot.addEventListener("click", () => {
+    settings.atomas_bots = Math.max(1, botCount() - 1);
+    saveSettings();
+    showBots();
+    els.addBot.focus();
+  });
+}
+
+// ---- share links ------------------------------------------------------------------------------
+function shareObject() {
+  const n = botCount();
+  return {
+    v: 1,
+    settings: {
+      game: settings.game, preset: settings.preset, seed: settings.seed, games: settings.games,
+      time_limit_ms: settings.time_limit_ms, max_moves: settings.max_moves,
+    },
+    bots: botsByGame[settings.game].slice(0, n).map((b) => ({ name: b.name, code: b.code })),
+  };
+}
+
+async function shareLink() {
+  saver.flush();
+  const url = `${location.origin}${location.pathname}${location.search}#${store.encodeShare(shareObject())}`;
+  els.shareUrl.value = url;
+  els.shareBox.hidden = false;
+  clearError();
+  try {
+    await navigator.clipboard.writeText(url);
+    setStatus("Share link copied to the clipboard.");
+  } catch {
+    els.shareUrl.focus();
+    els.shareUrl.select();
+    setStatus("Share link ready: copy it from the Share link URL box.");
+  }
+}
+
+// Applies a hash like "#<base64url JSON>"; returns true when it applied one.
+function applyHash() {
+  let h = location.hash.replace(/^#/, "");
+  if (!h) return false;
+  if (h.startsWith("s=")) h = h.slice(2);
+  let parsed;
+  try {
+    const obj = store.decodeShare(h);
+    parsed = store.checkShare(obj, GAMES);
+    const g = parsed.settings.game;
+    const preset = presetOf(g, parsed.settings.preset);
+    if (preset.bots && parsed.bots.length !== preset.bots) {
+      throw new Error(`the ${g} ${preset.value} preset needs ${preset.bots} bots`);
+    }
+    if (!preset.bots && parsed.bots.length > MAX_PANELS) throw new Error(`at most ${MAX_PANELS} bots`);
+    for (const k of ["seed", "games", "time_limit_ms", "max_moves"]) {
+      if (k in parsed.settings) {
+        const v = Number(parsed.settings[k]);
+        const [lo, hi] = LIMITS[k];
+        if (!Number.isInteger(v) || v < lo || v > hi) throw new Error(`bad ${FIELD_LABELS[k]}`);
+      }
+    }
+  } catch (e) {
+    setError(`Could not apply the shared link: ${e.message}.`);
+    return false;
+  }
+  const s = parsed.settings;
+  saver.flush();
+  settings.game = s.game;
+  settings.preset = presetOf(s.game, s.preset).value;
+  for (const k of ["seed", "games", "time_limit_ms", "max_moves"]) if (k in s) settings[k] = Number(s[k]);
+  if (!presetOf(s.game, settings.preset).bots) settings.atomas_bots = parsed.bots.length;
+  parsed.bots.forEach((b, i) => { botsByGame[s.game][i] = { name: b.name, code: b.code }; });
+  saveSettings();
+  saveBots(s.game);
+  saver.flush();
+  history.replaceState(null, "", location.pathname + location.search);
+  clearError();
+  showSettings();
+  setStatus("Applied the settings and bots from the shared link.");
+  return true;
+}
+
+// ---- viewer and results ------------------------------------------------------------------------
+const viewer = new Viewer({
+  canvas: $("board"), area: $("board-area"), legend: $("legend"), info: $("frame-info"),
+  play: $("btn-play"), back: $("btn-back"), fwd: $("btn-fwd"), start: $("btn-start"), end: $("btn-end"),
+  speed: $("speed"), speedOut: $("speed-out"), scrub: $("scrub"), record: $("record"),
+});
+const savedSpeed = Number(store.load("speed", 30));
+if (savedSpeed >= 1 && savedSpeed <= 500) {
+  $("speed").value = String(savedSpeed);
+  $("speed").dispatchEvent(new Event("input"));
+}
+$("speed").addEventListener("input", () => saver.schedule("speed", () => Number($("speed").value)));
+
+function showResults(game, names, summary, note) {
+  renderResults(els.results, game, names, summary, note);
+}
+
+async function openReplayFile(file) {
+  let text;
+  try {
+    text = await file.text();
+  } catch (e) {
+    setError(`Could not open replay: cannot read the file (${e.message}).`);
+    return;
+  }
+  openReplayText(text, file.name);
+}
+
+function openReplayText(text, name = "replay") {
+  let series;
+  try {
+    series = parseReplay(text);
+  } catch (e) {
+    setError(`Could not open replay: ${e.message}.`);
+    return false;
+  }
+  clearError();
+  viewer.load(series);
+  const summary = series.summary || computeSummary(series.game, series.bots, series.records);
+  showResults(series.game, series.bots, summary, `replay ${name}`);
+  const n = series.records.length;
+  setStatus(`Opened ${name}: ${series.game === "flit" ? "Flit" : "Atomas"}, ${n} record${n === 1 ? "" : "s"}.`);
+  return true;
+}
+
+// ---- controller worker ------------------------------------------------------------------------
+let worker = null;
+function startWorker() {
+  try {
+    worker = new Worker("controller_worker.js", { type: "module" });
+  } catch (e) {
+    setError(`Could not start the Python worker: ${e.message}.`);
+    setStatus("Replays can still be opened.");
+    return;
+  }
+  worker.addEventListener("message", (ev) => onMessage(ev.data));
+  worker.addEventListener("error", (ev) => {
+    ev.preventDefault();
+    const msg = ev.message || "the worker script failed to load";
+    setError(`Python worker error: ${msg}.`);
+    if (run) finishRun();
+    if (!ready) setStatus("Replays can still be opened.");
+  });
+  worker.addEventListener("messageerror", () => setError("Python worker sent an unreadable message."));
+}
+
+function onMessage(m) {
+  if (!m || typeof m !== "object") return;
+  if (m.type === "status") return onStatus(m);
+  if (!run || m.run !== run.id) return; // stale or unknown run
+  switch (m.type) {
+    case "record_start": {
+      const rec = { ...m.record, turns: [] };
+      run.records[m.index] = rec;
+      if (run.viewing) viewer.recordStart(m.index, rec);
+      break;
+    }
+    case "turns": {
+      const rec = run.records[m.index];
+      if (rec && Array.isArray(m.turns)) for (const t of m.turns) rec.turns.push(t);
+      if (run.viewing) viewer.addTurns(m.index, m.turns);
+      break;
+    }
+    case "record_end": {
+      const rec = run.records[m.index];
+      if (rec) rec.result = m.result;
+      if (run.viewing) viewer.recordEnd(m.index, m.result);
+      scheduleLiveResults();
+      break;
+    }
+    case "console": {
+      const p = panels[m.bot];
+      if (p) p.console.write(m.stream || "stdout", m.text, m.line ?? null);
+      break;
+    }
+    case "progress": {
+      const total = Number(m.total) || 0;
+      setProgress(total ? m.done / total : 0, "Series progress");
+      setStatus(`Running: ${m.done} of ${total} game${total === 1 ? "" : "s"} finished…`);
+      break;
+    }
+    case "done": {
+      const s = m.series && Array.isArray(m.series.games) ? m.series : computeSummary(run.game, run.names, run.records);
+      run.summary = s;
+      if (run.viewing) showResults(run.game, run.names, s);
+      setProgress(1, "Series progress");
+      setStatus(`Finished: ${describeSummary(run.game, run.names, s)}`);
+      finishRun();
+      break;
+    }
+    case "stopped": {
+      setStatus("Stopped.");
+      if (run.viewing) showResults(run.game, run.names, computeSummary(run.game, run.names, run.records), "stopped");
+      finishRun();
+      break;
+    }
+    case "error": {
+      setError(`Run failed: ${m.message ?? "unknown error"}`);
+      setStatus("");
+      finishRun();
+      break;
+    }
+    default:
+      break;
+  }
+}
+
+function describeSummary(game, names, s) {
+  const n = (s.games || []).length;
+  const parts = names.map((nm, i) => {
+    const w = s.wins ? s.wins[i] : 0;
+    const mean = s.mean_scores && s.mean_scores[i] !== null && s.mean_scores[i] !== undefined
+      ? Number(s.mean_scores[i]).toFixed(1) : "—";
+    return game === "flit" ? `${nm} ${w} win${w === 1 ? "" : "s"}` : `${nm} mean ${mean}`;
+  });
+  return `${n} game${n === 1 ? "" : "s"}; ${parts.join(", ")}.`;
+}
+
+let liveResultsTimer = null;
+function scheduleLiveResults() {
+  if (liveResultsTimer) return;
+  liveResultsTimer = setTimeout(() => {
+    liveResultsTimer = null;
+    if (run && run.viewing) {
+      showResults(run.game, run.names, computeSummary(run.game, run.names, run.records), "running");
+    }
+  }, 200);
+}
+
+function onStatus(m) {
+  const p = typeof m.progress === "number" ? m.progress : null;
+  if (m.stage === "ready") {
+    ready = true;
+    if (m.examples && typeof m.examples === "object") {
+      examples = { flit: { ...(m.examples.flit || {}) }, atomas: { ...(m.examples.atomas || {}) } };
+    }
+    let text = m.message || "Python is ready.";
+    if (m.isolated === false) text += " (Not cross-origin isolated: a bot stuck in a loop cannot be interrupted.)";
+    if (!run) {
+      setStatus(text);
+      setProgress(1, "Loading progress");
+    }
+    fillExampleSelects();
+    seedEmptyBots();
+    if (!run) els.run.disabled = false;
+  } else {
+    if (!run) {
+      setStatus(m.message || "Loading Python…");
+      setProgress(p, "Loading progress");
+    }
+  }
+}
+
+function startRun() {
+  if (!worker || !ready || run) return;
+  let seed, games, time_limit_ms, max_moves;
+  try {
+    seed = readInt(els.seed, "seed");
+    games = readInt(els.games, "games");
+    time_limit_ms = readInt(els.timeLimit, "time_limit_ms");
+    max_moves = settings.game === "atomas" ? readInt(els.maxMoves, "max_moves") : Number(settings.max_moves) || 2000;
+  } catch (e) {
+    setError(`Cannot run: ${e.message}.`);
+    return;
+  }
+  const g = settings.game;
+  const n = botCount(g);
+  const bots = botsByGame[g].slice(0, n).map((b, i) => ({
+    name: b.name.trim() || `Bot ${i + 1}`,
+    code: panels[i].editor.value,
+  }));
+  const empty = bots.findIndex((b) => !b.code.trim());
+  if (empty >= 0) {
+    setError(`Cannot run: Bot ${empty + 1} has no code.`);
+    return;
+  }
+  clearError();
+  saver.flush();
+  runCounter += 1;
+  store.save("run-counter", runCounter);
+  run = { id: runCounter, game: g, names: bots.map((b) => b.name), records: [], summary: null, viewing: true };
+  panels.forEach((p) => p.console.clear());
+  viewer.beginLive(g, run.names);
+  showResults(g, run.names, { games: [], mean_scores: [], wins: [] }, "running");
+  els.run.disabled = true;
+  els.stop.disabled = false;
+  setProgress(0, "Series progress");
+  setStatus(`Running ${games} game${games === 1 ? "" : "s"} of ${g === "flit" ? "Flit" : "Atomas"}…`);
+  worker.postMessage({
+    type: "run", run: run.id, game: g, preset: settings.preset, seed, games, time_limit_ms, max_moves, bots,
+  });
+}
+
+function stopRun() {
+  if (!run || !worker) return;
+  worker.postMessage({ type: "stop", run: run.id });
+  setStatus("Stopping…");
+  els.stop.disabled = true;
+}
+
+function finishRun() {
+  if (run) viewer.endLive();
+  run = null;
+  els.run.disabled = !ready;
+  els.stop.disabled = true;
+}
+
+// ---- wiring -----------------------------------------------------------------------------------
+for (let i = 0; i < MAX_PANELS; i++) panels.push(makePanel(i));
+bindSettings();
+showSettings();
+showResults(settings.game, [], null);
+
+els.form.addEventListener("submit", (e) => { e.preventDefault(); startRun(); });
+els.stop.addEventListener("click", stopRun);
+els.share.addEventListener("click", shareLink);
+els.openReplay.addEventListener("click", () => els.replayFile.click());
+els.replayFile.addEventListener("change", async () => {
+  const f = els.replayFile.files && els.replayFile.files[0];
+  if (f) {
+    if (run) run.viewing = false; // the live run keeps going; the viewer shows the file
+    await openReplayFile(f);
+  }
+  els.replayFile.value = "";
+});
+window.addEventListener("hashchange", () => applyHash());
+applyHash();
+startWorker();
+
+// A small handle for tests and debugging.
+window.kothArena = {
+  viewer,
+  panels,
+  getCode: (i) => panels[i].editor.value,
+  setCode: (i, text) => { panels[i].editor.value = text; },
+  getSettings: () => ({ ...settings }),
+  openReplayText,
+  get ready() { return ready; },
+  get run() { return run ? run.id : null; },
+};

@@ -1,0 +1,103 @@
+// Atomas renderer: a ring of circles with numbers, the atom in play in the centre.
+
+const SPECIAL = {
+  "+": { fill: "#d62828", text: "#ffffff", label: "+" },
+  "-": { fill: "#1d4ed8", text: "#ffffff", label: "−" },
+  "B": { fill: "#111111", text: "#ffffff", label: "+" },
+  "C": { fill: "#f5f5f5", text: "#111111", label: "C" },
+};
+
+export function atomColour(v) {
+  // hue walks around the wheel with the value; lightness alternates for neighbours
+  const hue = (v * 47 + 200) % 360;
+  const light = v % 2 ? 42 : 34;
+  return `hsl(${hue} 62% ${light}%)`;
+}
+
+function drawItem(ctx, x, y, r, item) {
+  const sp = SPECIAL[item];
+  ctx.beginPath();
+  ctx.arc(x, y, r, 0, Math.PI * 2);
+  ctx.fillStyle = sp ? sp.fill : atomColour(Number(item));
+  ctx.fill();
+  ctx.lineWidth = Math.max(1.5, r * 0.08);
+  ctx.strokeStyle = item === "C" ? "#555" : "rgba(0,0,0,0.35)";
+  ctx.stroke();
+  ctx.fillStyle = sp ? sp.text : "#ffffff";
+  if (item === "+" || item === "B") {
+    const a = r * 0.55, t = Math.max(2, r * 0.18);
+    ctx.fillRect(x - a, y - t / 2, 2 * a, t);
+    ctx.fillRect(x - t / 2, y - a, t, 2 * a);
+    if (item === "B") {
+      ctx.strokeStyle = "#d62828";
+      ctx.lineWidth = Math.max(2, r * 0.12);
+      ctx.beginPath(); ctx.arc(x, y, r * 0.85, 0, Math.PI * 2); ctx.stroke();
+    }
+    return;
+  }
+  const label = sp ? sp.label : String(item);
+  const fs = Math.round(r * (label.length > 2 ? 0.7 : label.length > 1 ? 0.85 : 1.0));
+  ctx.font = `600 ${fs}px system-ui, sans-serif`;
+  ctx.textAlign = "center";
+  ctx.textBaseline = "middle";
+  ctx.fillText(label, x, y + fs * 0.04);
+}
+
+export function drawAtomas(ctx, w, h, frame) {
+  ctx.fillStyle = "#ffffff";
+  ctx.fillRect(0, 0, w, h);
+  const cx = w / 2, cy = h / 2;
+  const R = Math.min(w, h) * 0.36;
+  // ring guide
+  ctx.beginPath();
+  ctx.arc(cx, cy, R, 0, Math.PI * 2);
+  ctx.strokeStyle = "#e2e0d8";
+  ctx.lineWidth = 2;
+  ctx.stroke();
+  const items = frame.board || [];
+  const n = items.length;
+  const r = n ? Math.min(R * 0.24, (Math.PI * R / Math.max(n, 6)) * 0.82) : R * 0.2;
+  items.forEach((item, i) => {
+    const a = -Math.PI / 2 + (2 * Math.PI * i) / Math.max(n, 1);
+    drawItem(ctx, cx + R * Math.cos(a), cy + R * Math.sin(a), r, item);
+  });
+  // index marks (small) so answers can be related to positions
+  ctx.fillStyle = "#6b6b6b";
+  ctx.font = `${Math.max(10, Math.round(r * 0.42))}px system-ui, sans-serif`;
+  ctx.textAlign = "center";
+  ctx.textBaseline = "middle";
+  items.forEach((_, i) => {
+    const a = -Math.PI / 2 + (2 * Math.PI * i) / Math.max(n, 1);
+    const rr = R + r + Math.max(9, r * 0.45);
+    ctx.fillText(String(i), cx + rr * Math.cos(a), cy + rr * Math.sin(a));
+  });
+  // atom in play
+  if (frame.atom !== null && frame.atom !== undefined) {
+    drawItem(ctx, cx, cy, Math.min(R * 0.26, 40), frame.atom);
+    ctx.fillStyle = "#444";
+    ctx.font = `13px system-ui, sans-serif`;
+    ctx.fillText("in play", cx, cy + Math.min(R * 0.26, 40) + 14);
+  } else {
+    ctx.fillStyle = "#444";
+    ctx.font = `600 16px system-ui, sans-serif`;
+    ctx.fillText(frame.total && frame.turn >= frame.total ? "game over" : "", cx, cy);
+  }
+  // score and move
+  ctx.textAlign = "left";
+  ctx.textBaseline = "top";
+  ctx.fillStyle = "#1a1a1a";
+  ctx.font = `600 18px system-ui, sans-serif`;
+  ctx.fillText(`Score ${frame.score}`, 12, 10);
+  ctx.font = `14px system-ui, sans-serif`;
+  ctx.fillStyle = "#444";
+  ctx.fillText(`Move ${frame.turn} of ${frame.total}`, 12, 34);
+  if (frame.last) {
+    const f = frame.last.fault;
+    ctx.textAlign = "right";
+    ctx.fillText(`last: ${frame.last.atom ?? "?"} → ${frame.last.answer ?? "—"}`, w - 12, 10);
+    if (f) {
+      ctx.fillStyle = "#b00020";
+      ctx.fillText(`fault: ${f.kind}`, w - 12, 30);
+    }
+  }
+}

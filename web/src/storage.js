@@ -1,0 +1,85 @@
+// Persistence (localStorage, key prefix "koth-arena:") and share links (URL hash).
+
+export const PREFIX = "koth-arena:";
+
+export function load(key, fallback) {
+  try {
+    const raw = localStorage.getItem(PREFIX + key);
+    if (raw === null) return fallback;
+    return JSON.parse(raw);
+  } catch {
+    return fallback;
+  }
+}
+
+export function save(key, value) {
+  try {
+    localStorage.setItem(PREFIX + key, JSON.stringify(value));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+// Debounced saver: schedule(key, () => value); flush() writes everything pending now.
+export function makeSaver(delayMs = 250) {
+  const pending = new Map();
+  let timer = null;
+  function flush() {
+    if (timer !== null) { clearTimeout(timer); timer = null; }
+    for (const [key, get] of pending) save(key, get());
+    pending.clear();
+  }
+  function schedule(key, get) {
+    pending.set(key, get);
+    if (timer !== null) clearTimeout(timer);
+    timer = setTimeout(flush, delayMs);
+  }
+  return { schedule, flush };
+}
+
+// --- base64url of UTF-8 JSON ---------------------------------------------------------
+
+export function encodeShare(obj) {
+  const bytes = new TextEncoder().encode(JSON.stringify(obj));
+  let bin = "";
+  for (let i = 0; i < bytes.length; i += 0x8000) {
+    bin += String.fromCharCode.apply(null, bytes.subarray(i, i + 0x8000));
+  }
+  return btoa(bin).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+}
+
+export function decodeShare(text) {
+  if (!/^[A-Za-z0-9_-]*$/.test(text)) throw new Error("the link is not base64url");
+  let b64 = text.replace(/-/g, "+").replace(/_/g, "/");
+  while (b64.length % 4) b64 += "=";
+  let bin;
+  try { bin = atob(b64); } catch { throw new Error("the link is not base64url"); }
+  const bytes = Uint8Array.from(bin, (c) => c.charCodeAt(0));
+  let json;
+  try {
+    json = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch { throw new Error("the link is not UTF-8"); }
+  try { return JSON.parse(json); } catch { throw new Error("the link does not hold JSON"); }
+}
+
+// Validates a decoded share object; returns {settings, bots} or throws.
+export function checkShare(obj, games) {
+  if (!obj || typeof obj !== "object" || Array.isArray(obj)) throw new Error("not an object");
+  if (obj.v !== 1) throw new Error("unknown link version");
+  const s = obj.settings;
+  if (!s || typeof s !== "object") throw new Error("settings are missing");
+  if (!games.includes(s.game)) throw new Error(`unknown game ${JSON.stringify(s.game)}`);
+  if (!Array.isArray(obj.bots) || obj.bots.length < 1 || obj.bots.length > 4) {
+    throw new Error("bots are missing");
+  }
+  for (const b of obj.bots) {
+    if (!b || typeof b.name !== "string" || typeof b.code !== "string") {
+      throw new Error("a bot has no name or code");
+    }
+  }
+  for (const k of ["seed", "games", "time_limit_ms", "max_moves"]) {
+    if (k in s && !Number.isFinite(Number(s[k]))) throw new Error(`bad ${k}`);
+  }
+  return { settings: s, bots: obj.bots.map((b) => ({ name: b.name, code: b.code })) };
+}

@@ -1,0 +1,364 @@
+// The replay viewer: holds the tracks (records) of the series on show, the replay
+// controls, the canvas and its legend. Fed either with a whole series (load) or live
+// (beginLive / recordStart / addTurns / recordEnd / endLive).
+
+import { Track } from "./replay.js";
+import { drawFlit, FLIT_COLOURS } from "./render_flit.js";
+import { drawAtomas } from "./render_atomas.js";
+
+export class Viewer {
+  constructor(el) {
+    this.el = el; // {canvas, area, legend, info, play, back, fwd, start, end, speed, speedOut, scrub, record}
+    this.game = null;
+    this.botNames = [];
+    this.tracks = [];
+    this.labels = [];
+    this.current = -1;
+    this.t = 0;
+    this.playing = false;
+    this.follow = true;
+    this.live = false;
+    this.tps = Number(el.speed.value) || 20;
+    this.dirty = true;
+    this.listDirty = true;
+    this._acc = 0;
+    this._lastTs = null;
+    this.onChange = null; // callback(viewer) after the frame changes (optional)
+    this.bind();
+    this.resize();
+    if (typeof ResizeObserver !== "undefined") {
+      new ResizeObserver(() => this.resize()).observe(el.canvas.parentElement);
+    }
+    requestAnimationFrame((ts) => this.tick(ts));
+  }
+
+  // ---- feeding -----------------------------------------------------------------------
+  clear() {
+    this.game = null; this.botNames = []; this.tracks = []; this.labels = [];
+    this.current = -1; this.t = 0; this.live = false; this.follow = true;
+    this.setPlaying(false);
+    this.listDirty = true; this.dirty = true;
+  }
+
+  // series: {game, bots, records} (records are finished game records).
+  load(series) {
+    this.clear();
+    this.game = series.game;
+    this.botNames = series.bots.slice();
+    series.records.forEach((r, i) => this.recordStart(i, r, true));
+    this.current = this.tracks.length ? 0 : -1;
+    this.t = 0;
+    this.follow = false;
+    this.listDirty = true; this.dirty = true;
+  }
+
+  beginLive(game, botNames) {
+    this.clear();
+    this.game = game;
+    this.botNames = botNames.slice();
+    this.live = true;
+    this.follow = true;
+  }
+
+  recordStart(index, record, quiet = false) {
+    if (!record || !this.game) return;
+    const track = new Track(this.game, { ...record, turns: record.turns || [] });
+    this.tracks[index] = track;
+    this.labels[index] = this.recordLabel(index, record);
+    this.listDirty = true;
+    if (!quiet && this.follow) {
+      this.current = index;
+      this.t = track.length;
+    } else if (this.current < 0) {
+      this.current = index;
+      this.t = 0;
+    }
+    this.dirty = true;
+  }
+
+  addTurns(index, turns) {
+    const track = this.tracks[index];
+    if (!track || !Array.isArray(turns)) return;
+    const atEnd = index === this.current && this.t >= track.length;
+    track.addTurns(turns);
+    if (index === this.current && (this.follow || atEnd) && !this.playing) this.t = track.length;
+    if (index === this.current) this.dirty = true;
+  }
+
+  recordEnd(index, result) {
+    const track = this.tracks[index];
+    if (!track) return;
+    track.result = result || null;
+    track.record.result = result || null;
+    if (index === this.current) this.dirty = true;
+  }
+
+  endLive() {
+    this.live = false;
+    this.dirty = true;
+  }
+
+  recordLabel(index, rec) {
+    const seed = rec.seed ?? "?";
+    const names = (rec.bot_index || []).map((b, s) => this.botNames[b] ?? (rec.bots || [])[s]);
+    const who = (names.length ? names : rec.bots || []).map(String);
+    if (this.game === "atomas") {
+      // duplicate format: one record per (seed, bot); number games by seed
+      const seeds = [];
+      for (let i = 0; i <= index; i++) {
+        const r = i === index ? rec : this.tracks[i] && this.tracks[i].record;
+        if (r && !seeds.includes(String(r.seed))) seeds.push(String(r.seed));
+      }
+      const g = seeds.indexOf(String(seed)) + 1;
+      return `Game ${g} — seed ${seed} — ${who.join(", ")}`;
+    }
+    return `Game ${index + 1} — seed ${seed} — ${who.join(" vs ")}`;
+  }
+
+  get track() { return this.current >= 0 ? this.tracks[this.current] || null : null; }
+
+  // ---- controls ----------------------------------------------------------------------
+  bind() {
+    const e = this.el;
+    e.play.addEventListener("click", () => this.togglePlay());
+    e.back.addEventListener("click", () => this.step(-1));
+    e.fwd.addEventListener("click", () => this.step(1));
+    e.start.addEventListener("click", () => this.seek(0));
+    e.end.addEventListener("click", () => this.seek(Infinity));
+    e.speed.addEventListener("input", () => {
+      this.tps = Math.max(1, Math.min(500, Number(e.speed.value) || 1));
+      this.updateSpeedText();
+    });
+    e.scrub.addEventListener("input", () => this.seek(Number(e.scrub.value)));
+    e.record.addEventListener("change", () => this.selectRecord(Number(e.record.value)));
+    e.area.addEventListener("keydown", (ev) => {
+      if (ev.target !== e.area && ev.target !== e.canvas) return;
+      let handled = true;
+      if (ev.key === " " || ev.key === "Spacebar" || ev.key === "k") this.togglePlay();
+      else if (ev.key === "ArrowRight" || ev.key === "ArrowUp") this.step(ev.shiftKey ? 10 : 1);
+      else if (ev.key === "ArrowLeft" || ev.key === "ArrowDown") this.step(ev.shiftKey ? -10 : -1);
+      else if (ev.key === "Home") this.seek(0);
+      else if (ev.key === "End") this.seek(Infinity);
+      else handled = false;
+      if (handled) ev.preventDefault();
+    });
+    this.updateSpeedText();
+  }
+
+  updateSpeedText() {
+    const txt = `${this.tps} turn${this.tps === 1 ? "" : "s"} per second`;
+    this.el.speed.setAttribute("aria-valuetext", txt);
+    if (this.el.speedOut) this.el.speedOut.textContent = `${this.tps}/s`;
+  }
+
+  selectRecord(i) {
+    if (!this.tracks[i]) return;
+    this.current = i;
+    this.t = 0;
+    this.follow = false;
+    this._acc = 0;
+    this.dirty = true;
+  }
+
+  setPlaying(p) {
+    this.playing = p;
+    this._lastTs = null;
+    this._acc = 0;
+    const b = this.el.play;
+    b.textContent = p ? "Pause" : "Play";
+    b.setAttribute("aria-pressed", p ? "true" : "false");
+  }
+
+  togglePlay() {
+    const tr = this.track;
+    if (!tr) return;
+    if (!this.playing && this.t >= tr.length && !this.live) this.t = 0; // replay from start
+    this.setPlaying(!this.playing);
+    this.dirty = true;
+  }
+
+  step(d) {
+    if (!this.track) return;
+    if (this.playing) this.setPlaying(false);
+    this.seek(this.t + d);
+  }
+
+  seek(t) {
+    const tr = this.track;
+    if (!tr) return;
+    this.t = Math.max(0, Math.min(tr.length, Math.round(t === Infinity ? tr.length : t)));
+    this.follow = this.current === this.tracks.length - 1 && this.t >= tr.length;
+    this.dirty = true;
+  }
+
+  tick(ts) {
+    if (this.playing && this.track) {
+      const tr = this.track;
+      if (this._lastTs !== null) {
+        this._acc += ((ts - this._lastTs) / 1000) * this.tps;
+        const adv = Math.floor(this._acc);
+        if (adv > 0) {
+          this._acc -= adv;
+          const nt = Math.min(tr.length, this.t + adv);
+          if (nt !== this.t) { this.t = nt; this.dirty = true; }
+        }
+      }
+      this._lastTs = ts;
+      if (this.t >= tr.length) {
+        const liveTail = this.live && this.current === this.tracks.length - 1 && !tr.result;
+        if (!liveTail) { this.setPlaying(false); this.dirty = true; }
+        this.follow = this.current === this.tracks.length - 1;
+      }
+    }
+    if (this.listDirty) this.renderList();
+    if (this.dirty) this.render();
+    requestAnimationFrame((t2) => this.tick(t2));
+  }
+
+  // ---- rendering ---------------------------------------------------------------------
+  resize() {
+    const c = this.el.canvas;
+    const rect = c.getBoundingClientRect();
+    const dpr = window.devicePixelRatio || 1;
+    const w = Math.max(100, Math.round(rect.width * dpr));
+    const h = Math.max(100, Math.round(rect.height * dpr));
+    if (c.width !== w || c.height !== h) { c.width = w; c.height = h; this.dirty = true; }
+  }
+
+  renderList() {
+    this.listDirty = false;
+    const sel = this.el.record;
+    const n = this.tracks.length;
+    // rebuild only when the count or labels changed
+    const want = [];
+    for (let i = 0; i < n; i++) if (this.tracks[i]) want.push([i, this.labels[i]]);
+    const have = Array.from(sel.options).map((o) => [Number(o.value), o.textContent]);
+    const same = want.length === have.length && want.every((w, k) => w[0] === have[k][0] && w[1] === have[k][1]);
+    if (!same) {
+      sel.replaceChildren(...want.map(([i, label]) => {
+        const o = document.createElement("option");
+        o.value = String(i);
+        o.textContent = label;
+        return o;
+      }));
+    }
+    if (this.current >= 0) sel.value = String(this.current);
+    sel.disabled = want.length === 0;
+  }
+
+  frameDescription(fr) {
+    const tr = this.track;
+    const rec = tr.record;
+    const names = this.seatNames(rec);
+    if (fr.game === "flit") {
+      const parts = names.map((nm, s) => `${nm} ${fr.counts[s + 1]} piece${fr.counts[s + 1] === 1 ? "" : "s"}`);
+      if (fr.counts[5]) parts.push(`${fr.counts[5]} neutral`);
+      return `Flit board, turn ${fr.turn} of ${fr.total}: ${parts.join(", ")}`;
+    }
+    const atom = fr.atom === null || fr.atom === undefined ? "none" : fr.atom;
+    return `Atomas board, ${names[0] ?? "bot"}, move ${fr.turn} of ${fr.total}: score ${fr.score}, ` +
+      `${fr.board.length} items (${fr.board.join(" ") || "empty"}), atom in play ${atom}`;
+  }
+
+  seatNames(rec) {
+    const idx = rec.bot_index || [];
+    return (rec.bots || []).map((b, s) => String(this.botNames[idx[s]] ?? b));
+  }
+
+  render() {
+    this.dirty = false;
+    const e = this.el;
+    const c = e.canvas;
+    const ctx = c.getContext("2d");
+    const tr = this.track;
+    const ctrls = [e.play, e.back, e.fwd, e.start, e.end, e.scrub];
+    if (!tr) {
+      ctx.fillStyle = "#ffffff";
+      ctx.fillRect(0, 0, c.width, c.height);
+      ctx.fillStyle = "#555";
+      ctx.font = `${Math.round(16 * (window.devicePixelRatio || 1))}px system-ui, sans-serif`;
+      ctx.textAlign = "center";
+      ctx.textBaseline = "middle";
+      ctx.fillText("No game yet: press Run or open a replay", c.width / 2, c.height / 2);
+      c.setAttribute("aria-label", "Board: no game loaded");
+      e.legend.replaceChildren();
+      e.info.textContent = "";
+      ctrls.forEach((b) => { b.disabled = true; });
+      e.scrub.max = "0"; e.scrub.value = "0";
+      e.scrub.setAttribute("aria-valuetext", "no game");
+      return;
+    }
+    ctrls.forEach((b) => { b.disabled = false; });
+    const fr = tr.frame(this.t);
+    const dpr = window.devicePixelRatio || 1;
+    ctx.save();
+    ctx.scale(dpr, dpr);
+    const w = c.width / dpr, h = c.height / dpr;
+    if (fr.game === "flit") drawFlit(ctx, w, h, fr); else drawAtomas(ctx, w, h, fr);
+    ctx.restore();
+    c.setAttribute("aria-label", this.frameDescription(fr));
+    e.scrub.max = String(fr.total);
+    e.scrub.value = String(fr.turn);
+    e.scrub.setAttribute("aria-valuetext", `Turn ${fr.turn} of ${fr.total}`);
+    e.back.disabled = e.start.disabled = fr.turn <= 0;
+    e.fwd.disabled = e.end.disabled = fr.turn >= fr.total;
+    this.renderLegend(fr);
+    this.renderInfo(fr);
+    if (this.onChange) this.onChange(this);
+  }
+
+  renderLegend(fr) {
+    const rec = this.track.record;
+    const names = this.seatNames(rec);
+    const items = [];
+    const li = (swatch, text, cls) => {
+      const el = document.createElement("li");
+      if (swatch) {
+        const s = document.createElement("span");
+        s.className = "swatch" + (cls ? " " + cls : "");
+        s.style.background = swatch;
+        s.setAttribute("aria-hidden", "true");
+        el.append(s);
+      }
+      el.append(document.createTextNode(text));
+      return el;
+    };
+    if (fr.game === "flit") {
+      names.forEach((nm, s) => items.push(li(FLIT_COLOURS[s + 1], `${nm}: ${fr.counts[s + 1]} pieces`)));
+      items.push(li(FLIT_COLOURS[5], `neutral: ${fr.counts[5]}`, "neutral"));
+    } else {
+      items.push(li(null, `${names[0] ?? "bot"}: score ${fr.score}, ${fr.board.length} items`));
+    }
+    this.el.legend.replaceChildren(...items);
+  }
+
+  renderInfo(fr) {
+    const tr = this.track;
+    const names = this.seatNames(tr.record);
+    let txt = `Turn ${fr.turn} of ${fr.total}`;
+    if (fr.game === "atomas") txt = `Move ${fr.turn} of ${fr.total}`;
+    const last = fr.last;
+    if (last) {
+      const who = names[last.seat ?? 0] ?? "bot";
+      if (fr.game === "flit") {
+        txt += Array.isArray(last.move) ? ` · ${who} moved ${last.move[0]},${last.move[1]} → ${last.move[2]},${last.move[3]}`
+          : ` · ${who} passed`;
+      } else {
+        txt += ` · ${last.atom} → ${last.answer ?? "—"}`;
+      }
+      if (last.fault) txt += ` · fault (${last.fault.kind}): ${last.fault.message ?? ""}`;
+    }
+    if (fr.turn >= fr.total && tr.result) {
+      const r = tr.result;
+      if (fr.game === "flit") {
+        const w = r.winner === null || r.winner === undefined ? "draw" : `${names[r.winner] ?? "?"} wins`;
+        txt += ` · game over (${r.termination ?? "ended"}): ${w}`;
+      } else {
+        txt += ` · game over (${r.termination ?? "ended"})`;
+      }
+    } else if (this.live && this.current === this.tracks.length - 1 && !tr.result) {
+      txt += " · live";
+    }
+    this.el.info.textContent = txt;
+  }
+}
