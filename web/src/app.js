@@ -74,7 +74,7 @@ document.addEventListener("visibilitychange", () => { if (document.hidden) saver
 
 // ---- status line ------------------------------------------------------------------------
 function setStatus(text) { els.statusText.textContent = text; }
-function setError(text) { els.statusError.textContent = text; }
+function setError(text) { els.statusError.textContent = text ? `${text} ` : ""; }
 function clearError() { els.statusError.textContent = ""; }
 function setProgress(value, label) {
   if (value === null) els.progress.removeAttribute("value");
@@ -109,7 +109,7 @@ function makePanel(i) {
   con.setAttribute("aria-label", `Bot ${n} console`);
   root.querySelector(".console-title").textContent = `Bot ${n} console`;
   const clearBtn = root.querySelector(".clear-console");
-  clearBtn.setAttribute("aria-label", `Clear Bot ${n} console`);
+  clearBtn.setAttribute("aria-label", `Clear console of Bot ${n}`);
   els.panels.append(root);
   const editor = createEditor(root.querySelector(".editor"), {
     label: `Bot ${n} code`,

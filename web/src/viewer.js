@@ -50,6 +50,13 @@ export class Viewer {
     this.t = 0;
     this.follow = false;
     this.listDirty = true; this.dirty = true;
+    this.flushNow();
+  }
+
+  // Render now (user actions), instead of at the next animation frame.
+  flushNow() {
+    if (this.listDirty) this.renderList();
+    if (this.dirty) this.render();
   }
 
   beginLive(game, botNames) {
@@ -58,6 +65,7 @@ export class Viewer {
     this.botNames = botNames.slice();
     this.live = true;
     this.follow = true;
+    this.flushNow();
   }
 
   recordStart(index, record, quiet = false) {
@@ -158,6 +166,7 @@ export class Viewer {
     this.follow = false;
     this._acc = 0;
     this.dirty = true;
+    this.flushNow();
   }
 
   setPlaying(p) {
@@ -175,6 +184,7 @@ export class Viewer {
     if (!this.playing && this.t >= tr.length && !this.live) this.t = 0; // replay from start
     this.setPlaying(!this.playing);
     this.dirty = true;
+    this.flushNow();
   }
 
   step(d) {
@@ -189,6 +199,7 @@ export class Viewer {
     this.t = Math.max(0, Math.min(tr.length, Math.round(t === Infinity ? tr.length : t)));
     this.follow = this.current === this.tracks.length - 1 && this.t >= tr.length;
     this.dirty = true;
+    this.flushNow();
   }
 
   tick(ts) {
