@@ -65,10 +65,20 @@ class ArenaHandler(SimpleHTTPRequestHandler):
         sys.stderr.write("serve: %s\n" % (format % args))
 
 
+class ArenaServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request, client_address):
+        exc = sys.exc_info()[1]
+        if isinstance(exc, (ConnectionResetError, BrokenPipeError, ConnectionAbortedError)):
+            return  # the browser went away mid-response: not worth a traceback
+        super().handle_error(request, client_address)
+
+
 def make_server(directory, host="127.0.0.1", port=0, isolation=True):
     handler = type("Handler", (ArenaHandler,), {"isolation": bool(isolation)})
     handler = functools.partial(handler, directory=str(directory))
-    server = ThreadingHTTPServer((host, port), handler)
+    server = ArenaServer((host, port), handler)
     server.daemon_threads = True
     return server
 
