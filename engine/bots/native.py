@@ -17,11 +17,11 @@ import subprocess
 import sys
 import threading
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 from engine.bots.code import FUNCTION, BotLoadError, load_code
 from engine.bots.runners import BotAnswer, FunctionRunner, OneShotScriptRunner
+from engine.driver import TurnReply
 from engine.games import get_game
 
 ENGINE_ROOT = Path(__file__).resolve().parents[2]
@@ -30,13 +30,6 @@ ENGINE_ROOT = Path(__file__).resolve().parents[2]
 def hard_limit_ms(time_limit_ms: int) -> int:
     """How long to wait before a silent bot is stopped: 10x the limit, at least 2 s."""
     return max(2000, 10 * time_limit_ms)
-
-
-@dataclass
-class TurnReply:
-    result: BotAnswer
-    elapsed_ms: float
-    no_answer: bool = False
 
 
 class InProcessBot:

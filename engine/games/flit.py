@@ -35,6 +35,10 @@ class FlitSettings:
             raise ValueError(f"Flit needs 2 to 4 bots, got {self.players}")
         if self.size < 4:
             raise ValueError(f"the board must be at least 4x4, got {self.size}")
+        # Each start piece makes at most 5 squares unavailable (itself and its 4
+        # neighbours), so 2k pieces always find a square when size^2 > 5 (2k - 1).
+        if self.size * self.size <= 5 * (2 * self.players - 1):
+            raise ValueError(f"a {self.size}x{self.size} board is too small for {self.players} bots")
 
     def to_json(self) -> dict:
         return asdict(self)

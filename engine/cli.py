@@ -1,0 +1,211 @@
+"""The native controller's command line: ``python -m engine match GAME BOT [BOT...]``.
+
+The only module that may use third-party packages (rich, for the table and the progress
+bar); without rich it prints plain text. Bad arguments get one line and exit code 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import secrets
+import sys
+from pathlib import Path
+from typing import NoReturn
+
+from engine.bots.code import FUNCTION, load_code
+from engine.bots.native import CommandBot, HostedBot, InProcessBot
+from engine.examples import example_source
+from engine.games import GAMES, get_game
+from engine.match import BotEvent, run_series
+
+EXIT_USAGE = 2
+
+
+class UsageError(Exception):
+    pass
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        sys.stderr.write(f"error: {message} (see python -m engine match --help)\n")
+        sys.exit(EXIT_USAGE)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="python -m engine", description="KotH Arena native controller")
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    match = commands.add_parser("match", help="run a game or a series between bots",
+                                description="Run a game or a series between bots.")
+    match.add_argument("game", help=f"one of: {', '.join(GAMES)}")
+    match.add_argument("bots", nargs="+", metavar="BOT",
+                       help="a .py file (function or script bot), cmd:COMMAND, or builtin:NAME")
+    match.add_argument("--seed", type=_non_negative, help="seed of the first game (default: random)")
+    match.add_argument("--games", type=_positive, default=1, help="number of games (seeds)")
+    match.add_argument("--preset", help="settings preset (flit: trial, full; atomas: standard)")
+    match.add_argument("--time-limit", type=_positive, metavar="MS", help="per-move time limit in ms")
+    match.add_argument("--max-moves", type=_positive, help="Atomas: moves before a game ends")
+    match.add_argument("--replay", type=Path, metavar="FILE", help="write the replay (JSON) here")
+    match.add_argument("--json", action="store_true", help="print one JSON object")
+    match.add_argument("--log", action="store_true", help="print the bots' output and faults")
+    return parser
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1: {text!r}")
+    return value
+
+
+def _non_negative(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an integer: {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more: {text!r}")
+    return value
+
+
+def make_bot(spec: str, game: str):
+    """A bot from its command-line form."""
+    if spec.startswith("builtin:"):
+        name = spec.split(":", 1)[1]
+        try:
+            source = example_source(game, name)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+        # Trusted function bots run in-process (fast); script examples need a host process.
+        return InProcessBot(name, source) if load_code(source).kind == FUNCTION else HostedBot(name, source)
+    if spec.startswith("cmd:"):
+        command = spec.split(":", 1)[1].strip()
+        if not command:
+            raise UsageError("cmd: needs a command, e.g. cmd:'./bot.sh'")
+        return CommandBot(command.split()[0].rsplit("/", 1)[-1], command)
+    path = Path(spec)
+    if path.suffix != ".py":
+        raise UsageError(f"bot {spec!r} is not a .py file, cmd:COMMAND or builtin:NAME")
+    if not path.is_file():
+        raise UsageError(f"bot file not found: {spec}")
+    try:
+        source = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UsageError(f"cannot read {spec}: {exc}") from None
+    return HostedBot(path.stem, source)
+
+
+def _unique_names(bots: list) -> None:
+    seen: dict[str, int] = {}
+    for bot in bots:
+        count = seen.get(bot.name, 0) + 1
+        seen[bot.name] = count
+        if count > 1:
+            bot.name = f"{bot.name}#{count}"
+
+
+def run_match(args: argparse.Namespace) -> int:
+    try:
+        spec = get_game(args.game)
+        if args.max_moves is not None and spec.name != "atomas":
+            raise UsageError("--max-moves is an Atomas setting")
+        overrides = {"time_limit_ms": args.time_limit, "max_moves": args.max_moves}
+        if spec.name == "flit":
+            overrides["players"] = len(args.bots)
+        settings = spec.settings(args.preset, **overrides)
+        if not spec.min_bots <= len(args.bots) <= spec.max_bots:
+            raise UsageError(f"{spec.title} takes {spec.min_bots} to {spec.max_bots} bots, got {len(args.bots)}")
+        bots = [make_bot(b, spec.name) for b in args.bots]
+    except (UsageError, ValueError) as exc:
+        sys.stderr.write(f"error: {exc}\n")
+        return EXIT_USAGE
+    _unique_names(bots)
+    seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
+    logs: list[BotEvent] = []
+    with _progress(args.games * (len(bots) if spec.side_by_side else 1), quiet=False) as progress:
+        result = run_series(spec, settings, bots, seed, args.games,
+                            on_event=logs.append, on_progress=progress)
+    document = result.document
+    if args.replay:
+        try:
+            args.replay.write_text(json.dumps(document), encoding="utf-8")
+        except OSError as exc:
+            sys.stderr.write(f"error: cannot write replay {args.replay}: {exc}\n")
+            return EXIT_USAGE
+    summary = document["summary"]
+    if args.json:
+        out = {"game": spec.name, "settings": settings.to_json(), "bots": [b.name for b in bots],
+               "first_seed": seed, **summary}
+        if args.log:
+            out["log"] = [vars(e) for e in logs]
+        print(json.dumps(out))
+    else:
+        _print_table(spec, settings, [b.name for b in bots], seed, summary)
+        if args.log:
+            for event in logs:
+                print(f"[{bots[event.bot].name} {event.stream}] {event.text.rstrip()}")
+    return 0
+
+
+class _progress:
+    """A progress bar on stderr (rich) for series that take more than a moment."""
+
+    def __init__(self, total: int, quiet: bool) -> None:
+        self.total = total
+        self.bar = None
+        if not quiet and total > 1:
+            try:
+                from rich.progress import Progress
+                self.bar = Progress(transient=True, console=_stderr_console())
+            except ImportError:
+                self.bar = None
+
+    def __enter__(self):
+        if self.bar is None:
+            return lambda done, total: None
+        self.bar.start()
+        task = self.bar.add_task("games", total=self.total)
+        return lambda done, total: self.bar.update(task, completed=done)
+
+    def __exit__(self, *exc: object) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+
+
+def _stderr_console():
+    from rich.console import Console
+    return Console(stderr=True)
+
+
+def _print_table(spec, settings, names: list[str], seed: int, summary: dict) -> None:
+    games = summary["games"]
+    title = f"{spec.title}: {len(games)} game(s) from seed {seed}"
+    faults = [sum(g["faults"][i] for g in games) for i in range(len(names))]
+    rows = [(name, str(summary["wins"][i]), f"{summary['mean_scores'][i]:g}", str(faults[i]))
+            for i, name in enumerate(names)]
+    headers = ("bot", "wins", "mean score", "faults")
+    try:
+        from rich.console import Console
+        from rich.table import Table
+    except ImportError:
+        print(title)
+        widths = [max(len(r[c]) for r in [headers, *rows]) for c in range(4)]
+        for row in [headers, *rows]:
+            print("  ".join(cell.ljust(w) for cell, w in zip(row, widths)))
+        return
+    table = Table(title=title)
+    for h in headers:
+        table.add_column(h, justify="left" if h == "bot" else "right")
+    for row in rows:
+        table.add_row(*row)
+    Console().print(table)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    if args.command == "match":
+        return run_match(args)
+    return EXIT_USAGE

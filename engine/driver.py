@@ -1,0 +1,98 @@
+"""One game's conversation with its bots, as a generator both controllers step through.
+
+``game_steps`` yields ``Call``s (ask a bot something; send the ``BotAnswer``/``Reply``
+back) and ``BotEvent``s (output and faults to show; send nothing back), and returns the
+replay record. The native controller answers calls with plain function calls
+(``engine.match``); the page's controller (``web/main.py``) with ``await``s on Workers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Generator, Union
+
+from engine.bots.runners import BotAnswer
+from engine.games import GameSpec
+from engine.outcome import Fault
+from engine.series import GamePlan
+from engine.session import GameSession, Reply, TurnResult
+
+
+@dataclass
+class Call:
+    bot: int  # index in the series' bot list
+    op: str  # "start", "turn" or "end"
+    message: dict
+    seat: int
+
+
+@dataclass
+class TurnReply:
+    """What a controller sends back for a ``turn`` call."""
+
+    result: BotAnswer
+    elapsed_ms: float
+    no_answer: bool = False  # nothing before the hard limit: the bot was stopped
+
+
+@dataclass
+class BotEvent:
+    bot: int
+    stream: str  # "stdout", "stderr", "fault" or "error"
+    text: str
+    line: int | None = None
+
+
+@dataclass
+class TurnPlayed:
+    """Yielded after each turn, so a live viewer can follow the game."""
+
+    turn: dict
+    result: TurnResult
+
+
+Step = Union[Call, BotEvent, TurnPlayed]
+
+
+def _output(bot: int, answer: BotAnswer) -> list[BotEvent]:
+    events = []
+    if answer.stdout:
+        events.append(BotEvent(bot, "stdout", answer.stdout))
+    if answer.stderr:
+        events.append(BotEvent(bot, "stderr", answer.stderr))
+    return events
+
+
+def fault_event(bot: int, fault: Fault, frozen: bool = False) -> BotEvent:
+    suffix = " (the bot is now frozen)" if frozen else ""
+    return BotEvent(bot, "fault", f"{fault.kind.value}: {fault.message}{suffix}", fault.line)
+
+
+def game_steps(spec: GameSpec, settings: Any, plan: GamePlan, bot_names: list[str],
+               load_errors: list[BotAnswer | None]) -> Generator[Step, Any, dict]:
+    """Play one game (``bot_names`` and ``load_errors`` in series order)."""
+    seats = plan.bot_index
+    session = GameSession(spec, settings, plan.seed, [bot_names[b] for b in seats], list(seats))
+    for seat, bot in enumerate(seats):
+        message = session.start_message(seat)
+        result = load_errors[bot]
+        if result is None:
+            result = yield Call(bot, "start", message, seat)
+            yield from _output(bot, result)
+        if result.error:
+            yield fault_event(bot, session.fail_to_start(seat, result.error, result.line), True)
+    while (request := session.next_request()) is not None:
+        bot = seats[request.seat]
+        reply: TurnReply = yield Call(bot, "turn", request.message, request.seat)
+        yield from _output(bot, reply.result)
+        answer = reply.result
+        played = session.submit(Reply(answer.answer, answer.error, answer.line, reply.elapsed_ms,
+                                      reply.no_answer))
+        if played.fault is not None:
+            yield fault_event(bot, played.fault, played.frozen_now)
+        yield TurnPlayed(played.turn, played)
+    for seat, bot in enumerate(seats):
+        if load_errors[bot] is None:
+            result = yield Call(bot, "end", {}, seat)
+            yield from _output(bot, result)
+    return session.record
