@@ -51,7 +51,14 @@ class TurnPlayed:
     result: TurnResult
 
 
-Step = Union[Call, BotEvent, TurnPlayed]
+@dataclass
+class GameStarted:
+    """Yielded first: the record as it starts (header and start position, no turns)."""
+
+    record: dict
+
+
+Step = Union[GameStarted, Call, BotEvent, TurnPlayed]
 
 
 def _output(bot: int, answer: BotAnswer) -> list[BotEvent]:
@@ -73,6 +80,7 @@ def game_steps(spec: GameSpec, settings: Any, plan: GamePlan, bot_names: list[st
     """Play one game (``bot_names`` and ``load_errors`` in series order)."""
     seats = plan.bot_index
     session = GameSession(spec, settings, plan.seed, [bot_names[b] for b in seats], list(seats))
+    yield GameStarted(session.record)
     for seat, bot in enumerate(seats):
         message = session.start_message(seat)
         result = load_errors[bot]

@@ -1,0 +1,183 @@
+"""The page's match controller, running in the controller Worker under Pyodide.
+
+It steps the engine's ``game_steps`` exactly as the native controller does, but each bot
+call is an ``await`` on a message to that bot's own Worker (``arena_bridge.ask``, defined
+in ``web/src/controller_worker.js``, which measures the time and stops silent bots).
+Everything the page shows arrives as ``arena_bridge.post`` events (docs/architecture.md).
+"""
+
+from __future__ import annotations
+
+import json
+
+import arena_bridge  # registered by controller_worker.js
+
+from engine.bots.native import hard_limit_ms
+from engine.bots.runners import BotAnswer
+from engine.driver import BotEvent, Call, GameStarted, TurnPlayed, TurnReply, game_steps
+from engine.examples import all_examples, example_source
+from engine.games import get_game
+from engine.series import plan_series, series_document
+
+LOAD_LIMIT_MS = 20_000
+FLUSH_MS = 50  # send the viewer new turns at most this often
+FLUSH_TURNS = 256
+MAX_TEXT = 4000  # a console event's text is cut here
+
+
+class RunStopped(Exception):
+    pass
+
+
+def _post(event: dict) -> None:
+    arena_bridge.post(json.dumps(event))
+
+
+def _answer_from(text: str | None) -> BotAnswer:
+    """A bot worker's reply, checked field by field: it comes from untrusted code."""
+    try:
+        data = json.loads(text) if isinstance(text, str) else None
+    except ValueError:
+        data = None
+    if not isinstance(data, dict):
+        return BotAnswer(error="the bot's worker sent a malformed reply")
+
+    def text_field(name: str) -> str | None:
+        value = data.get(name)
+        return value[:MAX_TEXT] if isinstance(value, str) else None
+
+    line = data.get("line")
+    return BotAnswer(text_field("answer"), text_field("error"),
+                     line if isinstance(line, int) and not isinstance(line, bool) else None,
+                     text_field("stdout") or "", text_field("stderr") or "")
+
+
+class Controller:
+    def __init__(self) -> None:
+        self.stopped: set[int] = set()
+        self.next_id = 0
+
+    def stop(self, run: int) -> None:
+        self.stopped.add(run)
+
+    async def _call(self, run: int, slot: int, request: dict, wait_ms: int) -> tuple[BotAnswer, float, bool]:
+        self.next_id += 1
+        request["id"] = self.next_id
+        result = await arena_bridge.ask(slot, self.next_id, request["op"], json.dumps(request), wait_ms)
+        if run in self.stopped:
+            raise RunStopped
+        if result.noAnswer:
+            return BotAnswer(), float(result.elapsed), True
+        return _answer_from(result.json), float(result.elapsed), False
+
+    async def run(self, request_json: str) -> None:
+        request = json.loads(request_json)
+        run = int(request.get("run", 0))
+        try:
+            await self._run(run, request)
+        except RunStopped:
+            _post({"type": "stopped", "run": run})
+        except Exception as exc:  # noqa: BLE001 - any failure must reach the page as a message
+            _post({"type": "error", "run": run, "message": f"{type(exc).__name__}: {exc}"})
+        finally:
+            await arena_bridge.release()
+
+    async def _run(self, run: int, request: dict) -> None:
+        spec = get_game(str(request.get("game")))
+        bots = request.get("bots") or []
+        overrides = {"time_limit_ms": _int_or_none(request.get("time_limit_ms"))}
+        if spec.name == "atomas":
+            overrides["max_moves"] = _int_or_none(request.get("max_moves"))
+        else:
+            overrides["players"] = len(bots)
+        settings = spec.settings(request.get("preset") or None, **overrides)
+        seed = _int_or_none(request.get("seed"))
+        plans = plan_series(spec, len(bots), seed if seed is not None else 0,
+                            _int_or_none(request.get("games")) or 1)
+        names = [str(b.get("name") or f"Bot {i + 1}")[:40] for i, b in enumerate(bots)]
+        sources = [self._source(spec.name, str(b.get("code") or "")) for b in bots]
+
+        await arena_bridge.prepare(len(bots))
+        load_errors: list[BotAnswer | None] = []
+        for slot, source in enumerate(sources):
+            answer, _, silent = await self._call(
+                run, slot, {"op": "load", "game": spec.name, "name": names[slot], "code": source},
+                LOAD_LIMIT_MS)
+            if silent:
+                answer = BotAnswer(error="the bot did not finish loading in time")
+            load_errors.append(answer if answer.error else None)
+            if answer.error:
+                _console(run, BotEvent(slot, "error", answer.error, answer.line))
+
+        time_limit = settings.time_limit_ms
+        hard = hard_limit_ms(time_limit)
+        records: list[dict] = []
+        for number, plan in enumerate(plans):
+            index = len(records)
+            steps = game_steps(spec, settings, plan, names, load_errors)
+            pending: list[dict] = []
+            last_flush = arena_bridge.now()
+            value = None
+            while True:
+                if run in self.stopped:
+                    raise RunStopped
+                try:
+                    step = steps.send(value)
+                except StopIteration as done:
+                    record = done.value
+                    break
+                value = None
+                if isinstance(step, Call):
+                    if step.op == "turn":
+                        answer, elapsed, silent = await self._call(
+                            run, step.bot, {"op": "turn", "message": step.message}, hard)
+                        value = TurnReply(answer, elapsed, silent)
+                    else:
+                        answer, _, silent = await self._call(
+                            run, step.bot, {"op": step.op, "message": step.message}, LOAD_LIMIT_MS)
+                        if silent:
+                            answer = BotAnswer(error=f"no reply to '{step.op}'")
+                        value = answer
+                elif isinstance(step, TurnPlayed):
+                    pending.append(step.turn)
+                    now = arena_bridge.now()
+                    if len(pending) >= FLUSH_TURNS or now - last_flush >= FLUSH_MS:
+                        _post({"type": "turns", "run": run, "index": index, "turns": pending})
+                        pending, last_flush = [], now
+                elif isinstance(step, BotEvent):
+                    _console(run, step)
+                elif isinstance(step, GameStarted):
+                    header = {k: v for k, v in step.record.items() if k not in ("turns", "result")}
+                    _post({"type": "record_start", "run": run, "index": index, "record": header})
+            if pending:
+                _post({"type": "turns", "run": run, "index": index, "turns": pending})
+            records.append(record)
+            _post({"type": "record_end", "run": run, "index": index, "result": record["result"]})
+            _post({"type": "progress", "run": run, "done": number + 1, "total": len(plans)})
+        document = series_document(spec, names, records)
+        _post({"type": "done", "run": run, "series": document["summary"]})
+
+    @staticmethod
+    def _source(game: str, code: str) -> str:
+        if code.strip().startswith("builtin:"):
+            return example_source(game, code.strip().split(":", 1)[1].strip())
+        return code
+
+
+def _console(run: int, event: BotEvent) -> None:
+    _post({"type": "console", "run": run, "bot": event.bot, "stream": event.stream,
+           "text": event.text[:MAX_TEXT], "line": event.line})
+
+
+def _int_or_none(value: object) -> int | None:
+    try:
+        return int(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return None
+
+
+controller = Controller()
+
+
+def examples_json() -> str:
+    return json.dumps(all_examples())
