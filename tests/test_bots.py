@@ -8,7 +8,6 @@ every fault must be in the record with the bot's own error text.
 from __future__ import annotations
 
 import shutil
-import subprocess
 import time
 
 import pytest
@@ -375,44 +374,12 @@ def write_script(tmp_path, name, text):
     return path
 
 
-def awk_command(path):
-    """awk reading its program from ``path``; mawk needs -W interactive not to hold lines back."""
-    version = subprocess.run(["awk", "-W", "version"], capture_output=True, text=True).stdout
-    return f"awk -W interactive -f {path}" if "mawk" in version else f"awk -f {path}"
-
-
 ATOMAS_SH = """#!/bin/sh
 read line
 atom=${line%%/*}
 echo "atom $atom" >&2
 if [ "$atom" = "-" ]; then echo "0 n"; else echo 0; fi
 """
-
-FLIT_AWK = r"""
-# Flit in awk: keep the board; on M move some other own piece next to one of ours.
-$1 == "S" { n = $2; me = $4; next }
-$1 == "M" {
-    found = 0
-    for (p in board) {
-        if (board[p] != me) continue
-        split(p, a, " "); x = a[1]; y = a[2]
-        nb[1] = ((x + 1) % n) " " y; nb[2] = ((x + n - 1) % n) " " y
-        nb[3] = x " " ((y + 1) % n); nb[4] = x " " ((y + n - 1) % n)
-        for (k = 1; k <= 4 && !found; k++) {
-            d = nb[k]
-            if ((d in board) && board[d] != 0) continue
-            for (q in board) if (q != p && board[q] == me) { print q, d; found = 1; break }
-        }
-        if (found) break
-    }
-    if (!found) print "0 0 0 0"
-    print "turn done" > "/dev/stderr"
-    fflush()
-    next
-}
-NF == 3 { board[$1 " " $2] = $3 }
-"""
-
 
 def command_atomas(tmp_path, text, **overrides):
     path = write_script(tmp_path, "bot.sh", text)
@@ -461,9 +428,8 @@ def test_atomas_missing_command_is_an_error():
 
 
 @pytest.mark.skipif(shutil.which("awk") is None, reason="needs awk")
-def test_flit_awk_command_bot_plays(tmp_path):
-    path = write_script(tmp_path, "bot.awk", FLIT_AWK)
-    record, events, _, _ = flit_vs_first(CommandBot("awk", awk_command(path)), max_turns=100)
+def test_flit_awk_command_bot_plays(flit_awk_command):
+    record, events, _, _ = flit_vs_first(CommandBot("awk", flit_awk_command), max_turns=100)
     mine = seat_turns(record)
     assert kinds(mine) == [None] * 50
     assert sum(t["move"] is not None for t in mine) > 25
