@@ -43,11 +43,20 @@ def load_document(text: str) -> dict:
 def replay_record(record: dict) -> Any:
     """Re-run a record through the rules; returns the final state, or raises ReplayError."""
     try:
+        return _replay(record)
+    except (KeyError, TypeError, IndexError, AttributeError) as exc:
+        raise ReplayError(f"malformed record: {type(exc).__name__}: {exc}") from None
+
+
+def _replay(record: dict) -> Any:
+    try:
         spec = get_game(record["game"])
         settings = spec.settings_from_json(record["settings"])
         state = spec.new_game(settings, record["seed"], 1 if spec.side_by_side else len(record["bots"]))
     except (KeyError, TypeError, ValueError) as exc:
         raise ReplayError(f"bad record header: {exc}") from None
+    if state.settings.to_json() != record["settings"]:
+        raise ReplayError(f"the settings {record['settings']} do not fit the record's bots")
     wire = spec.wire
     if wire.record_start(state) != record["start"]:
         raise ReplayError("the start position differs from the record")
@@ -68,7 +77,10 @@ def replay_record(record: dict) -> Any:
             action = state.default_action()
             if fault["kind"] == "frozen":
                 frozen_seats.add(seat)
-        changes = state.apply_action(action)
+        try:
+            changes = state.apply_action(action)
+        except AnswerError as exc:
+            raise ReplayError(f"turn {number}: recorded answer is illegal: {exc}") from None
         difference = wire.replay_check(turn, state, changes)
         if difference:
             raise ReplayError(f"turn {number}: {difference}")
