@@ -88,7 +88,9 @@ def game_steps(spec: GameSpec, settings: Any, plan: GamePlan, bot_names: list[st
             result = yield Call(bot, "start", message, seat)
             yield from _output(bot, result)
         if result.error:
-            yield fault_event(bot, session.fail_to_start(seat, result.error, result.line), True)
+            fault = session.fail_to_start(seat, result.error, result.line)
+            if load_errors[bot] is None:  # a load error was reported once, when it happened
+                yield fault_event(bot, fault, True)
     while (request := session.next_request()) is not None:
         bot = seats[request.seat]
         reply: TurnReply = yield Call(bot, "turn", request.message, request.seat)

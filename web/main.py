@@ -8,6 +8,7 @@ Everything the page shows arrives as ``arena_bridge.post`` events (docs/architec
 
 from __future__ import annotations
 
+import asyncio
 import json
 
 import arena_bridge  # registered by controller_worker.js
@@ -56,6 +57,8 @@ class Controller:
     def __init__(self) -> None:
         self.stopped: set[int] = set()
         self.next_id = 0
+        self.turn_ms: list[list[float]] = []  # per bot: each turn's round trip, for the bench
+        self.awaited_ms = 0.0  # time spent waiting for bots in the last run
 
     def stop(self, run: int) -> None:
         self.stopped.add(run)
@@ -63,7 +66,9 @@ class Controller:
     async def _call(self, run: int, slot: int, request: dict, wait_ms: int) -> tuple[BotAnswer, float, bool]:
         self.next_id += 1
         request["id"] = self.next_id
+        began = arena_bridge.now()
         result = await arena_bridge.ask(slot, self.next_id, request["op"], json.dumps(request), wait_ms)
+        self.awaited_ms += arena_bridge.now() - began
         if run in self.stopped:
             raise RunStopped
         if result.noAnswer:
@@ -97,6 +102,9 @@ class Controller:
         names = [str(b.get("name") or f"Bot {i + 1}")[:40] for i, b in enumerate(bots)]
         sources = [self._source(spec.name, str(b.get("code") or "")) for b in bots]
 
+        self.turn_ms = [[] for _ in bots]
+        self.awaited_ms = 0.0
+        run_began = arena_bridge.now()
         await arena_bridge.prepare(len(bots))
         load_errors: list[BotAnswer | None] = []
         for slot, source in enumerate(sources):
@@ -109,53 +117,66 @@ class Controller:
             if answer.error:
                 _console(run, BotEvent(slot, "error", answer.error, answer.line))
 
-        time_limit = settings.time_limit_ms
-        hard = hard_limit_ms(time_limit)
+        hard = hard_limit_ms(settings.time_limit_ms)
         records: list[dict] = []
-        for number, plan in enumerate(plans):
-            index = len(records)
-            steps = game_steps(spec, settings, plan, names, load_errors)
-            pending: list[dict] = []
-            last_flush = arena_bridge.now()
-            value = None
-            while True:
-                if run in self.stopped:
-                    raise RunStopped
-                try:
-                    step = steps.send(value)
-                except StopIteration as done:
-                    record = done.value
-                    break
-                value = None
-                if isinstance(step, Call):
-                    if step.op == "turn":
-                        answer, elapsed, silent = await self._call(
-                            run, step.bot, {"op": "turn", "message": step.message}, hard)
-                        value = TurnReply(answer, elapsed, silent)
-                    else:
-                        answer, _, silent = await self._call(
-                            run, step.bot, {"op": step.op, "message": step.message}, LOAD_LIMIT_MS)
-                        if silent:
-                            answer = BotAnswer(error=f"no reply to '{step.op}'")
-                        value = answer
-                elif isinstance(step, TurnPlayed):
-                    pending.append(step.turn)
-                    now = arena_bridge.now()
-                    if len(pending) >= FLUSH_TURNS or now - last_flush >= FLUSH_MS:
-                        _post({"type": "turns", "run": run, "index": index, "turns": pending})
-                        pending, last_flush = [], now
-                elif isinstance(step, BotEvent):
-                    _console(run, step)
-                elif isinstance(step, GameStarted):
-                    header = {k: v for k, v in step.record.items() if k not in ("turns", "result")}
-                    _post({"type": "record_start", "run": run, "index": index, "record": header})
-            if pending:
-                _post({"type": "turns", "run": run, "index": index, "turns": pending})
-            records.append(record)
-            _post({"type": "record_end", "run": run, "index": index, "result": record["result"]})
-            _post({"type": "progress", "run": run, "done": number + 1, "total": len(plans)})
+        games = sorted({plan.game_number for plan in plans})
+        for done, game_number in enumerate(games):
+            # Atomas bots play the same seed side by side, each in its own Worker: at once.
+            group = [plan for plan in plans if plan.game_number == game_number]
+            first = len(records)
+            played = await asyncio.gather(*(
+                self._play(run, spec, settings, plan, names, load_errors, first + i, hard)
+                for i, plan in enumerate(group)))
+            records.extend(played)
+            _post({"type": "progress", "run": run, "done": done + 1, "total": len(games)})
         document = series_document(spec, names, records)
-        _post({"type": "done", "run": run, "series": document["summary"]})
+        _post({"type": "done", "run": run, "series": document["summary"],
+               "timing": [_percentiles(times) for times in self.turn_ms],
+               "wall_ms": arena_bridge.now() - run_began, "awaited_ms": self.awaited_ms})
+
+    async def _play(self, run: int, spec, settings, plan, names: list[str],
+                    load_errors: list[BotAnswer | None], index: int, hard: int) -> dict:
+        """One game, streamed to the page as record ``index``; returns its record."""
+        steps = game_steps(spec, settings, plan, names, load_errors)
+        pending: list[dict] = []
+        last_flush = arena_bridge.now()
+        value = None
+        while True:
+            if run in self.stopped:
+                raise RunStopped
+            try:
+                step = steps.send(value)
+            except StopIteration as done:
+                record = done.value
+                break
+            value = None
+            if isinstance(step, Call):
+                if step.op == "turn":
+                    answer, elapsed, silent = await self._call(
+                        run, step.bot, {"op": "turn", "message": step.message}, hard)
+                    value = TurnReply(answer, elapsed, silent)
+                    self.turn_ms[step.bot].append(elapsed)
+                else:
+                    answer, _, silent = await self._call(
+                        run, step.bot, {"op": step.op, "message": step.message}, LOAD_LIMIT_MS)
+                    if silent:
+                        answer = BotAnswer(error=f"no reply to '{step.op}'")
+                    value = answer
+            elif isinstance(step, TurnPlayed):
+                pending.append(step.turn)
+                now = arena_bridge.now()
+                if len(pending) >= FLUSH_TURNS or now - last_flush >= FLUSH_MS:
+                    _post({"type": "turns", "run": run, "index": index, "turns": pending})
+                    pending, last_flush = [], now
+            elif isinstance(step, BotEvent):
+                _console(run, step)
+            elif isinstance(step, GameStarted):
+                header = {k: v for k, v in step.record.items() if k not in ("turns", "result")}
+                _post({"type": "record_start", "run": run, "index": index, "record": header})
+        if pending:
+            _post({"type": "turns", "run": run, "index": index, "turns": pending})
+        _post({"type": "record_end", "run": run, "index": index, "result": record["result"]})
+        return record
 
     @staticmethod
     def _source(game: str, code: str) -> str:
@@ -167,6 +188,15 @@ class Controller:
 def _console(run: int, event: BotEvent) -> None:
     _post({"type": "console", "run": run, "bot": event.bot, "stream": event.stream,
            "text": event.text[:MAX_TEXT], "line": event.line})
+
+
+def _percentiles(times: list[float]) -> dict:
+    """Median and 95th percentile of a bot's round trips (ms): the page's bench reads them."""
+    if not times:
+        return {"turns": 0, "median_ms": None, "p95_ms": None}
+    ordered = sorted(times)
+    return {"turns": len(ordered), "median_ms": round(ordered[len(ordered) // 2], 3),
+            "p95_ms": round(ordered[min(len(ordered) - 1, int(len(ordered) * 0.95))], 3)}
 
 
 def _int_or_none(value: object) -> int | None:

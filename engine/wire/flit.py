@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from engine.errors import InvalidAnswerError
-from engine.games.flit import EMPTY, NEUTRAL, Change, FlitState, Move
+from engine.games.flit import EMPTY, NEUTRAL, Change, FlitState, Move, neighbour_table
 
 
 def start_message(state: FlitState, seat: int) -> dict:
@@ -37,17 +39,24 @@ def parse_answer(text: str, state: FlitState) -> Move:
     return (x0, y0, x1, y1)
 
 
+@lru_cache(maxsize=None)
+def _coordinates(size: int) -> tuple[tuple[tuple[int, int], ...], tuple[tuple[tuple[int, int], ...], ...]]:
+    """Each square's (x, y), and its four neighbours' (x, y), by index ``y * size + x``."""
+    coords = tuple((i % size, i // size) for i in range(size * size))
+    neighbours = tuple(tuple(coords[n] for n in row) for row in neighbour_table(size))
+    return coords, neighbours
+
+
 class FlitView:
     """What ``move(view)`` gets: the board as the bot has been told it, read-only."""
 
-    __slots__ = ("size", "players", "me", "turn", "_cells", "_nbrs")
+    __slots__ = ("size", "players", "me", "turn", "_cells", "_nbrs", "_coords", "_nbr_coords")
 
     def __init__(self, size: int, players: int, me: int, cells: list[int], turn: int) -> None:
-        from engine.games.flit import neighbour_table
-
         self.size, self.players, self.me, self.turn = size, players, me, turn
         self._cells = cells
         self._nbrs = neighbour_table(size)
+        self._coords, self._nbr_coords = _coordinates(size)
 
     def __getitem__(self, xy: tuple[int, int]) -> int:
         x, y = xy
@@ -58,13 +67,15 @@ class FlitView:
         return tuple(self._cells)
 
     def pieces(self, colour: int | None = None) -> list[tuple[int, int]]:
+        """The squares holding ``colour`` (default: the bot's own)."""
         colour = self.me if colour is None else colour
-        size = self.size
-        return [(i % size, i // size) for i, c in enumerate(self._cells) if c == colour]
+        coords = self._coords
+        return [coords[i] for i, c in enumerate(self._cells) if c == colour]
 
-    def neighbours(self, x: int, y: int) -> list[tuple[int, int]]:
+    def neighbours(self, x: int, y: int) -> tuple[tuple[int, int], ...]:
+        """The four squares next to (x, y), wrapping around the edges."""
         size = self.size
-        return [(n % size, n // size) for n in self._nbrs[(y % size) * size + x % size]]
+        return self._nbr_coords[(y % size) * size + x % size]
 
     def is_valid(self, move: Move) -> bool:
         x0, y0, x1, y1 = move

@@ -43,6 +43,7 @@ let ready = false;
 let runCounter = Number(store.load("run-counter", 0)) || 0;
 let run = null; // {id, game, names, records: [], summary}
 let switching = false;
+let lastTiming = null; // per bot: round-trip median/p95 of the last run (scripts/bench_web)
 
 function normaliseBots(list) {
   const out = [];
@@ -464,6 +465,7 @@ function onMessage(m) {
       break;
     }
     case "done": {
+      lastTiming = Array.isArray(m.timing) ? { bots: m.timing, wall_ms: m.wall_ms, awaited_ms: m.awaited_ms } : null;
       const s = m.series && Array.isArray(m.series.games) ? m.series : computeSummary(run.game, run.names, run.records);
       run.summary = s;
       if (run.viewing) showResults(run.game, run.names, s);
@@ -514,12 +516,13 @@ function scheduleLiveResults() {
 function onStatus(m) {
   const p = typeof m.progress === "number" ? m.progress : null;
   if (m.stage === "ready") {
+    if (!ready) performance.mark("arena-ready");
     ready = true;
     if (m.examples && typeof m.examples === "object") {
       examples = { flit: { ...(m.examples.flit || {}) }, atomas: { ...(m.examples.atomas || {}) } };
     }
     let text = m.message || "Python is ready.";
-    if (m.isolated === false) text += " (Not cross-origin isolated: a bot stuck in a loop cannot be interrupted.)";
+    if (m.isolated === false) text += " (Not cross-origin isolated: a bot stuck in a loop is stopped by restarting its Worker.)";
     if (!run) {
       setStatus(text);
       setProgress(1, "Loading progress");
@@ -609,6 +612,7 @@ els.replayFile.addEventListener("change", async () => {
 });
 window.addEventListener("hashchange", () => applyHash());
 applyHash();
+performance.mark("editor-ready"); // the editors exist and take input (scripts/bench_web)
 startWorker();
 
 // A small handle for tests and debugging.
@@ -621,4 +625,5 @@ window.kothArena = {
   openReplayText,
   get ready() { return ready; },
   get run() { return run ? run.id : null; },
+  get lastTiming() { return lastTiming; },
 };

@@ -1,36 +1,34 @@
 """Flit example: convert the most neutral pieces; otherwise move toward the neutrals.
 
 Pieces are only won by converting neutrals, so each turn this bot scores every square it
-may move to by the neutrals it would convert now, then by neutrals two steps away.
+may move to by the neutrals it would convert now, then by the neutrals two steps away,
+and moves there the piece it misses least.
 """
 import random
 
 
 def move(view):
-    moves = view.moves()
-    if not moves:
-        return "0 0 0 0"
-    size = view.size
+    me = view.me
+    mine = view.pieces()
     neutrals = set(view.pieces(5))
 
-    def near(x, y):
-        return sum((nx, ny) in neutrals for nx, ny in view.neighbours(x, y))
+    def converts(square):
+        return sum(n in neutrals for n in view.neighbours(*square))
 
-    def later(x, y):
-        seen = set()
-        for nx, ny in view.neighbours(x, y):
-            for p in view.neighbours(nx, ny):
-                if p in neutrals:
-                    seen.add(p)
-        return len(seen)
+    def reach(square):
+        return len({m for n in view.neighbours(*square) for m in view.neighbours(*n) if m in neutrals})
 
-    mine = view.pieces()
-    crowd = {p: sum(view[q] == view.me for q in view.neighbours(*p)) for p in mine}
+    targets = {n for p in mine for n in view.neighbours(*p) if view[n] == 0}
+    ranked = sorted(targets, key=lambda t: (converts(t), reach(t), random.random()), reverse=True)
 
-    def score(m):
-        x0, y0, x1, y1 = m
-        return (near(x1, y1), later(x1, y1), crowd[(x0, y0)] == 0 and near(x0, y0) == 0,
-                -crowd[(x0, y0)], random.random())
+    def spare(piece):
+        # a piece next to no neutral and far from the action is the cheapest to move
+        return (converts(piece) > 0, reach(piece), random.random())
 
-    best = max(moves, key=score)
-    return best
+    for target in ranked:
+        supporters = [p for p in view.neighbours(*target) if view[p] == me]
+        sources = [p for p in mine if len(supporters) > 1 or p != supporters[0]]
+        if sources:
+            x0, y0 = min(sources, key=spare)
+            return x0, y0, target[0], target[1]
+    return "0 0 0 0"  # no valid move: pass
