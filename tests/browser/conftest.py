@@ -1,0 +1,216 @@
+"""Fixtures for the browser tests: one build of the site, HTTP servers with and without
+cross-origin isolation, one Chromium per session and a fresh context per test.
+
+Chromium is the system one (/usr/bin/chromium, or $KOTH_CHROMIUM); nothing here ever
+downloads a browser. If it is missing, the tests fail with a clear message.
+"""
+from __future__ import annotations
+
+import importlib.util
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+RESULTS_DIR = ROOT / "test-results"
+CHROMIUM = os.environ.get("KOTH_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync", "--no-first-run",
+]
+READY_TIMEOUT_MS = 60_000
+
+
+
+def _load_script(name: str):
+    path = ROOT / "scripts" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"koth_arena_{name}_for_tests", path)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+@pytest.fixture(scope="session")
+def site_dir(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("site")
+    build = _load_script("build")
+    return build.build(str(out))
+
+
+def _serve(site_dir: Path, isolation: bool):
+    serve = _load_script("serve")
+    server, url = serve.serve_in_thread(site_dir, port=0, isolation=isolation)
+    try:
+        yield url
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.fixture(scope="session")
+def isolated_url(site_dir):
+    """The site served with COOP/COEP/CORP (cross-origin isolated: bots can be interrupted)."""
+    yield from _serve(site_dir, isolation=True)
+
+
+@pytest.fixture(scope="session")
+def plain_url(site_dir):
+    """The site served without isolation headers (a stuck bot can only be terminated)."""
+    yield from _serve(site_dir, isolation=False)
+
+
+@pytest.fixture(scope="session")
+def site_url(isolated_url):
+    return isolated_url
+
+
+@pytest.fixture(scope="session")
+def chromium():
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"Chromium not found at {CHROMIUM}: install the Debian 'chromium' package "
+                    "(or set KOTH_CHROMIUM). The browser tests never download a browser.",
+                    pytrace=False)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+@pytest.fixture
+def arena_context(chromium):
+    ctx = chromium.new_context(viewport={"width": 1280, "height": 900})
+    ctx.set_default_timeout(30_000)
+    try:
+        yield ctx
+    finally:
+        ctx.close()
+
+
+@pytest.fixture
+def results_dir() -> Path:
+    RESULTS_DIR.mkdir(exist_ok=True)
+    return RESULTS_DIR
+
+
+class Arena:
+    """A page on the arena, with small helpers that act like a user would (plus the
+    page's debug handle window.kothArena where typing would only slow the tests down)."""
+
+    def __init__(self, page):
+        self.page = page
+        self.errors: list[str] = []
+        page.on("pageerror", lambda exc: self.errors.append(str(exc)))
+
+    # -- navigation
+    def open(self, url: str) -> "Arena":
+        self.page.goto(url)
+        self.wait_ready()
+        return self
+
+    def wait_ready(self) -> None:
+        self.page.wait_for_function("window.kothArena && window.kothArena.ready",
+                                    timeout=READY_TIMEOUT_MS)
+
+    # -- controls
+    def label(self, text: str):
+        return self.page.get_by_label(text, exact=True)
+
+    def button(self, name: str):
+        return self.page.get_by_role("button", name=name, exact=True)
+
+    @property
+    def status(self):
+        return self.page.get_by_role("status")
+
+    @property
+    def canvas(self):
+        return self.page.get_by_role("img").and_(self.page.locator("canvas#board"))
+
+    def canvas_label(self) -> str:
+        return self.page.locator("canvas#board").get_attribute("aria-label") or ""
+
+    def console(self, n: int):
+        return self.page.get_by_role("log", name=f"Bot {n} console")
+
+    def results_table(self):
+        return self.page.get_by_role("table", name="Results", exact=True)
+
+    def result_row(self, bot_name: str) -> list[str]:
+        """The cells of a bot's row in the results table: [name, games, wins, mean, faults]."""
+        row = self.results_table().get_by_role("row").filter(
+            has=self.page.get_by_role("rowheader", name=bot_name, exact=True))
+        return [c.strip() for c in row.locator("th, td").all_inner_texts()]
+
+    def setup(self, game: str | None = None, games: int | None = None, seed: int | None = None,
+              time_limit_ms: int | None = None, max_moves: int | None = None) -> None:
+        if game is not None:
+            self.label("Game").select_option(game)
+        for text, value in (("Games", games), ("Seed", seed), ("Time limit (ms)", time_limit_ms),
+                            ("Max moves", max_moves)):
+            if value is not None:
+                self.label(text).fill(str(value))
+
+    def set_bot(self, n: int, code: str, name: str | None = None) -> None:
+        self.page.evaluate("([i, code]) => window.kothArena.setCode(i, code)", [n - 1, code])
+        if name is not None:
+            self.label(f"Bot {n} name").fill(name)
+
+    def start_run(self) -> None:
+        self.button("Run").click()
+        running = self.page.evaluate("window.kothArena.run")
+        if running is None:
+            raise AssertionError(f"the run did not start; status: {self.status.inner_text()!r}")
+
+    def wait_finished(self, timeout_ms: int = 120_000) -> str:
+        self.page.wait_for_function("window.kothArena.run === null", timeout=timeout_ms)
+        return self.status.inner_text()
+
+    def run(self, timeout_ms: int = 120_000) -> str:
+        """Click Run, wait for the run to end; returns the status text (must be Finished)."""
+        self.start_run()
+        text = self.wait_finished(timeout_ms)
+        assert text.startswith("Finished"), f"the run did not finish normally: {text!r}"
+        return text
+
+    def records(self) -> list[dict]:
+        """The game records the viewer holds (what the board shows)."""
+        return self.page.evaluate(
+            "window.kothArena.viewer.tracks.map((t) => t ? t.record : null)")
+
+    def storage(self) -> dict:
+        return self.page.evaluate("""() => {
+            const out = {};
+            for (let i = 0; i < localStorage.length; i++) {
+                const k = localStorage.key(i);
+                out[k] = localStorage.getItem(k);
+            }
+            return out;
+        }""")
+
+
+@pytest.fixture
+def open_arena(arena_context):
+    """open_arena(url) -> a ready Arena on a new page of this test's context."""
+    opened: list[Arena] = []
+
+    def _open(url: str) -> Arena:
+        a = Arena(arena_context.new_page())
+        opened.append(a)
+        return a.open(url)
+
+    yield _open
+    for a in opened:
+        assert not a.errors, f"uncaught errors in the page: {a.errors}"
+
+
+@pytest.fixture
+def arena(open_arena, site_url) -> Arena:
+    """A ready page on the isolated server, in a fresh context (clean localStorage)."""
+    return open_arena(site_url)
