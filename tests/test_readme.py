@@ -1,0 +1,56 @@
+"""The README's example bots are real: each one plays a game without a single fault."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+README = Path(__file__).resolve().parent.parent / "README.md"
+
+
+def _blocks(game_heading: str) -> list[tuple[str, str]]:
+    """(language, code) of the fenced blocks under '### <game_heading>'."""
+    text = README.read_text(encoding="utf-8")
+    section = text.split(f"### {game_heading}\n", 1)[1].split("\n### ", 1)[0]
+    return re.findall(r"```(\w+)\n(.*?)```", section, re.S)
+
+
+def _play(tmp_path: Path, game: str, bot: str) -> dict:
+    import json
+
+    done = subprocess.run(
+        [sys.executable, "-m", "engine", "match", game, bot, "builtin:random", "--games", "2",
+         "--seed", "5", "--json"],
+        capture_output=True, text=True, timeout=300, cwd=README.parent)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+@pytest.mark.parametrize("game", ["Atomas", "Flit"])
+def test_readme_python_bots_play_without_faults(tmp_path: Path, game: str) -> None:
+    python_blocks = [code for lang, code in _blocks(game) if lang == "python"]
+    assert len(python_blocks) == 2, "a function bot and a script bot per game"
+    for number, code in enumerate(python_blocks):
+        path = tmp_path / f"bot{number}.py"
+        path.write_text(code, encoding="utf-8")
+        result = _play(tmp_path, game.lower(), str(path))
+        assert [g["faults"][0] for g in result["games"]] == [0, 0], code
+        assert result["games"][0]["scores"][0] > 0 or game == "Atomas"
+
+
+@pytest.mark.skipif(shutil.which("sh") is None or shutil.which("awk") is None, reason="needs sh and awk")
+@pytest.mark.parametrize("game", ["Atomas", "Flit"])
+def test_readme_command_bots_play_without_faults(tmp_path: Path, game: str) -> None:
+    shell = [code for lang, code in _blocks(game) if lang == "sh"]
+    assert len(shell) == 1
+    script = tmp_path / "bot.sh"
+    code = shell[0]
+    script.write_text(code if code.startswith("#!") else "#!/bin/sh\n" + code, encoding="utf-8")
+    script.chmod(0o755)
+    result = _play(tmp_path, game.lower(), f"cmd:{script}")
+    assert [g["faults"][0] for g in result["games"]] == [0, 0]
