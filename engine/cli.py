@@ -117,7 +117,8 @@ def run_match(args: argparse.Namespace) -> int:
             overrides["players"] = len(args.bots)
         settings = spec.settings(args.preset, **overrides)
         if not spec.min_bots <= len(args.bots) <= spec.max_bots:
-            raise UsageError(f"{spec.title} takes {spec.min_bots} to {spec.max_bots} bots, got {len(args.bots)}")
+            raise UsageError(
+                f"{spec.title} takes {spec.min_bots} to {spec.max_bots} bots, got {len(args.bots)}")
         bots = [make_bot(b, spec.name) for b in args.bots]
     except (UsageError, ValueError) as exc:
         sys.stderr.write(f"error: {exc}\n")
@@ -194,7 +195,7 @@ def _print_table(spec, settings, names: list[str], seed: int, summary: dict) -> 
         print(title)
         widths = [max(len(r[c]) for r in [headers, *rows]) for c in range(4)]
         for row in [headers, *rows]:
-            print("  ".join(cell.ljust(w) for cell, w in zip(row, widths)))
+            print("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=False)))
         return
     table = Table(title=title)
     for h in headers:

@@ -8,8 +8,9 @@ replay record. The native controller answers calls with plain function calls
 
 from __future__ import annotations
 
+from collections.abc import Generator
 from dataclasses import dataclass
-from typing import Any, Generator, Union
+from typing import Any
 
 from engine.bots.runners import BotAnswer
 from engine.games import GameSpec
@@ -58,7 +59,7 @@ class GameStarted:
     record: dict
 
 
-Step = Union[GameStarted, Call, BotEvent, TurnPlayed]
+Step = GameStarted | Call | BotEvent | TurnPlayed
 
 
 def _output(bot: int, answer: BotAnswer) -> list[BotEvent]:

@@ -6,8 +6,9 @@ output and faults are reported through ``on_event`` so the CLI can show or keep 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable, Protocol
+from typing import Any, Protocol
 
 from engine.bots.runners import BotAnswer
 from engine.driver import BotEvent, Call, TurnReply, game_steps

@@ -7,10 +7,10 @@ Kept apart from the rules so that both games, the runner and the replay share on
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 
 
-class FaultKind(str, Enum):
+class FaultKind(StrEnum):
     INVALID = "invalid"  # the answer did not parse or was illegal
     ERROR = "error"  # the bot raised, or its code could not load
     TIMEOUT = "timeout"  # later than the time limit, or no answer before the hard limit

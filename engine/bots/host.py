@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Callable
+from collections.abc import Callable
 
 from engine.bots.code import FUNCTION, BotLoadError, load_code
 from engine.bots.runners import FunctionRunner, OneShotScriptRunner, StreamScriptRunner

@@ -11,9 +11,10 @@ import builtins
 import io
 import sys
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 from types import ModuleType
-from typing import Any, Callable
+from typing import Any
 
 from engine.bots.code import BotCode, describe_exception
 from engine.games import get_game

@@ -5,9 +5,10 @@ Adding a game means adding a rules module, a wire module and one ``GameSpec`` he
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from types import ModuleType
-from typing import Any, Callable
+from typing import Any
 
 from engine.games import atomas, flit
 from engine.wire import atomas as atomas_wire
@@ -29,7 +30,8 @@ class GameSpec:
     def settings(self, preset: str | None = None, **overrides: Any) -> Any:
         name = preset or self.default_preset
         if name not in self.presets:
-            raise ValueError(f"unknown preset {name!r} for {self.name}; choose from {', '.join(self.presets)}")
+            known = ", ".join(self.presets)
+            raise ValueError(f"unknown preset {name!r} for {self.name}; choose from {known}")
         base = self.presets[name]
         changes = {k: v for k, v in overrides.items() if v is not None}
         return replace(base, **changes) if changes else base

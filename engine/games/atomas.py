@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import random
 from dataclasses import asdict, dataclass
-from typing import Union
 
 from engine.errors import GameOverError, IllegalMoveError
 from engine.outcome import Outcome
@@ -20,11 +19,11 @@ MINUS = "-"
 BLACK = "B"
 CLONE = "C"
 
-Item = Union[int, str]  # an atom (int >= 1) or PLUS
-Atom = Union[int, str]  # an Item, MINUS, BLACK or CLONE
+Item = int | str  # an atom (int >= 1) or PLUS
+Atom = int | str  # an Item, MINUS, BLACK or CLONE
 # An action is a gap (int) for a number, PLUS or BLACK; an item index (int) for CLONE;
 # ``(index, to_plus)`` for MINUS.
-Action = Union[int, tuple[int, bool]]
+Action = int | tuple[int, bool]
 
 RING_LIMIT = 19
 START_ATOMS = 6

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import asdict, dataclass
-from functools import lru_cache
+from functools import cache
 
 from engine.errors import GameOverError, IllegalMoveError
 from engine.outcome import Outcome, unique_winner
@@ -50,7 +50,7 @@ PRESETS = {
 }
 
 
-@lru_cache(maxsize=None)
+@cache
 def neighbour_table(size: int) -> tuple[tuple[int, int, int, int], ...]:
     """For each square, its up, down, left and right neighbours on the torus."""
     table = []

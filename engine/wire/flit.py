@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 from engine.errors import InvalidAnswerError
 from engine.games.flit import EMPTY, NEUTRAL, Change, FlitState, Move, neighbour_table
@@ -39,7 +39,7 @@ def parse_answer(text: str, state: FlitState) -> Move:
     return (x0, y0, x1, y1)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _coordinates(size: int) -> tuple[tuple[tuple[int, int], ...], tuple[tuple[tuple[int, int], ...], ...]]:
     """Each square's (x, y), and its four neighbours' (x, y), by index ``y * size + x``."""
     coords = tuple((i % size, i // size) for i in range(size * size))
