@@ -109,7 +109,7 @@ class Arena:
         page.on("pageerror", lambda exc: self.errors.append(str(exc)))
 
     # -- navigation
-    def open(self, url: str) -> "Arena":
+    def open(self, url: str) -> Arena:
         self.page.goto(url)
         self.wait_ready()
         return self
