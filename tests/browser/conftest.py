@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -140,7 +141,8 @@ class Arena:
         return self.page.get_by_role("log", name=f"Bot {n} console")
 
     def results_table(self):
-        return self.page.get_by_role("table", name="Results", exact=True)
+        # the caption is "Results", plus a note such as "(stopped)" or "(replay FILE)"
+        return self.page.get_by_role("table", name=re.compile(r"^Results\b"))
 
     def result_row(self, bot_name: str) -> list[str]:
         """The cells of a bot's row in the results table: [name, games, wins, mean, faults]."""
