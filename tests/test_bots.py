@@ -438,9 +438,10 @@ def test_flit_awk_command_bot_plays(flit_awk_command):
 
 def test_flit_command_bot_that_exits_is_frozen(tmp_path):
     path = write_script(tmp_path, "bot.sh", "#!/bin/sh\nread setup\necho bye >&2\n")
-    record, events, _, _ = flit_vs_first(CommandBot("quit", f"sh {path}"))
+    record, events, _, elapsed = flit_vs_first(CommandBot("quit", f"sh {path}"))
     mine = seat_turns(record)
     assert kinds(mine)[:6] == ["error"] * 5 + ["frozen"]
+    assert elapsed < hard_limit_ms(FAST) / 1000  # a dead program is not waited for
     assert "exited" in mine[0]["fault"]["message"]
     assert "bye" in texts(events, "stderr")
 

@@ -77,8 +77,11 @@ class _LineReader:
         self.lines.put(None)
 
     def get(self, timeout_s: float) -> str | None:
-        """The next line; None at EOF; raises queue.Empty after ``timeout_s``."""
-        return self.lines.get(timeout=timeout_s)
+        """The next line; None at EOF (and every time after); raises queue.Empty after ``timeout_s``."""
+        line = self.lines.get(timeout=timeout_s)
+        if line is None:
+            self.lines.put(None)  # EOF is sticky: a later read must not wait for the hard limit
+        return line
 
 
 class HostedBot:
