@@ -14,6 +14,13 @@ def answer_text(value: object) -> str:
 
     ``3`` -> ``"3"``; ``(2, True)`` -> ``"2 y"``; ``(1, 2, 3, 4)`` -> ``"1 2 3 4"``.
     """
+    kind = type(value)
+    if kind is str:
+        return value
+    if kind is int:
+        return str(value)
+    if kind is tuple and all(type(v) is int for v in value):
+        return " ".join(map(str, value))
     if isinstance(value, str):
         return value
     if isinstance(value, bool):
