@@ -62,7 +62,17 @@ def _deny_page_modules():
     sys.meta_path.insert(0, _DenyPageModules())
 `;
 
-async function init({ indexURL, interruptBuffer }) {
+// Pyodide fetches and compiles its WebAssembly itself; handed the controller's compiled
+// module instead, every Worker shares one compilation (and V8's tier-up of it).
+function useCompiledModule(wasmModule) {
+  WebAssembly.instantiateStreaming = async (source, imports) => ({
+    module: wasmModule,
+    instance: await WebAssembly.instantiate(wasmModule, imports),
+  });
+}
+
+async function init({ indexURL, interruptBuffer, wasmModule }) {
+  if (wasmModule instanceof WebAssembly.Module) useCompiledModule(wasmModule);
   const pyodide = await loadPyodide({ indexURL });
   if (interruptBuffer) pyodide.setInterruptBuffer(interruptBuffer);
   const zip = await (await fetch("engine.zip")).arrayBuffer();
@@ -73,13 +83,13 @@ async function init({ indexURL, interruptBuffer }) {
   const canBlock = typeof WebAssembly.Suspending === "function";
   const serve = pyodide.globals.get("_serve");
   if (canBlock) {
-    self.postMessage({ type: "ready", jspi: true });
+    self.postMessage({ type: "ready", jspi: true, ms: performance.now() });
     serve.callPromising(nextRequest, sendReply, true).catch((err) => {
       self.postMessage({ type: "failed", message: String(err) });
     });
   } else {
     pushHandle = serve(nextRequest, sendReply, false);
-    self.postMessage({ type: "ready", jspi: false });
+    self.postMessage({ type: "ready", jspi: false, ms: performance.now() });
   }
 }
 

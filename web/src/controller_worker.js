@@ -10,6 +10,7 @@ const MAX_REPLY_CHARS = 1 << 20;
 const isolated = self.crossOriginIsolated === true;
 
 let indexURL = null;
+let wasmModule = null; // Pyodide's WebAssembly, compiled once and shared with every bot Worker
 let pyodide = null;
 let controller = null;
 const warm = []; // promises of ready BotWorkers
@@ -48,7 +49,7 @@ class BotWorker {
         this.kill();
       };
     });
-    this.worker.postMessage({ type: "init", indexURL, interruptBuffer: this.interrupt });
+    this.worker.postMessage({ type: "init", indexURL, interruptBuffer: this.interrupt, wasmModule });
   }
 
   // Only a reply to the request that is pending counts: anything else is ignored.
@@ -77,8 +78,8 @@ class BotWorker {
   }
 }
 
-function refillWarm() {
-  while (warm.length < WARM_BOTS) {
+function refillWarm(target = WARM_BOTS) {
+  while (warm.length < target) {
     const bot = new BotWorker();
     const ready = bot.ready;
     ready.catch(() => {});
@@ -170,7 +171,16 @@ async function start() {
   status("loading", "Loading Python (Pyodide)…", 0.05);
   const config = await (await fetch(new URL("config.json", self.location.href))).json();
   indexURL = new URL(config.pyodideIndexURL, self.location.href).href;
-  refillWarm();
+  try {
+    wasmModule = await WebAssembly.compileStreaming(fetch(indexURL + "pyodide.asm.wasm"));
+    const compiled = wasmModule;
+    WebAssembly.instantiateStreaming = async (source, imports) => ({
+      module: compiled, instance: await WebAssembly.instantiate(compiled, imports),
+    });
+  } catch (err) {
+    wasmModule = null; // each Worker compiles its own copy, as Pyodide does by default
+  }
+  refillWarm(2);
   pyodide = await loadPyodide({ indexURL });
   status("loading", "Loading the engine…", 0.4);
   const [zip, mainSource] = await Promise.all([
@@ -192,6 +202,7 @@ async function start() {
     status("loading", `Starting the bots' Python… (${done}/2)`, 0.6 + 0.2 * done);
   }));
   await Promise.all(first);
+  refillWarm(); // the spare starts once the first two no longer compete for the CPU
   status("ready", jspi ? "Ready." : "Ready. This browser lacks JSPI: script bots that read input() "
     + "cannot run in Flit; function bots work.", 1, { examples, jspi, isolated });
   const runs = queuedRuns;
