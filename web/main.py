@@ -195,7 +195,8 @@ def _percentiles(times: list[float]) -> dict:
     if not times:
         return {"turns": 0, "median_ms": None, "p95_ms": None}
     ordered = sorted(times)
-    return {"turns": len(ordered), "median_ms": round(ordered[len(ordered) // 2], 3),
+    return {"turns": len(ordered), "total_ms": round(sum(ordered), 1),
+            "median_ms": round(ordered[len(ordered) // 2], 3),
             "p95_ms": round(ordered[min(len(ordered) - 1, int(len(ordered) * 0.95))], 3)}
 
 

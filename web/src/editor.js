@@ -5,6 +5,7 @@ import { EditorView, keymap } from "@codemirror/view";
 import { EditorState } from "@codemirror/state";
 import { indentWithTab } from "@codemirror/commands";
 import { python } from "@codemirror/lang-python";
+import { indentUnit } from "@codemirror/language";
 
 export function createEditor(parent, { doc = "", label = "Code", onChange = null } = {}) {
   const view = new EditorView({
@@ -14,6 +15,8 @@ export function createEditor(parent, { doc = "", label = "Code", onChange = null
       extensions: [
         basicSetup,
         keymap.of([indentWithTab]),
+        indentUnit.of("    "), // PEP 8: four spaces
+        EditorState.tabSize.of(4),
         python(),
         EditorView.contentAttributes.of({ "aria-label": label }),
         EditorView.updateListener.of((u) => {
