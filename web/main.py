@@ -23,6 +23,7 @@ from engine.series import plan_series, series_document
 LOAD_LIMIT_MS = 20_000
 FLUSH_MS = 50  # send the viewer new turns at most this often
 FLUSH_TURNS = 256
+YIELD_MS = 50  # how often a game hands the Worker's event loop a turn
 MAX_TEXT = 4000  # a console event's text is cut here
 
 
@@ -67,13 +68,16 @@ class Controller:
         self.next_id += 1
         request["id"] = self.next_id
         began = arena_bridge.now()
-        result = await arena_bridge.ask(slot, self.next_id, request["op"], json.dumps(request), wait_ms)
+        result = arena_bridge.ask(slot, self.next_id, request["op"], json.dumps(request), wait_ms)
+        if not isinstance(result, str):  # message modes: a Promise; shared memory: the reply
+            result = await result
         self.awaited_ms += arena_bridge.now() - began
         if run in self.stopped:
             raise RunStopped
-        if result.noAnswer:
-            return BotAnswer(), float(result.elapsed), True
-        return _answer_from(result.json), float(result.elapsed), False
+        elapsed, answered, text = result.split(";", 2)
+        if answered != "1":
+            return BotAnswer(), float(elapsed), True
+        return _answer_from(text), float(elapsed), False
 
     async def run(self, request_json: str) -> None:
         request = json.loads(request_json)
@@ -121,12 +125,11 @@ class Controller:
         records: list[dict] = []
         games = sorted({plan.game_number for plan in plans})
         for done, game_number in enumerate(games):
-            # Atomas bots play the same seed side by side, each in its own Worker: at once.
+            # Atomas: every bot plays this seed, one game each.
             group = [plan for plan in plans if plan.game_number == game_number]
             first = len(records)
-            played = await asyncio.gather(*(
-                self._play(run, spec, settings, plan, names, load_errors, first + i, hard)
-                for i, plan in enumerate(group)))
+            played = [await self._play(run, spec, settings, plan, names, load_errors, first + i, hard)
+                      for i, plan in enumerate(group)]
             records.extend(played)
             _post({"type": "progress", "run": run, "done": done + 1, "total": len(games)})
         document = series_document(spec, names, records)
@@ -139,9 +142,14 @@ class Controller:
         """One game, streamed to the page as record ``index``; returns its record."""
         steps = game_steps(spec, settings, plan, names, load_errors)
         pending: list[dict] = []
-        last_flush = arena_bridge.now()
+        last_flush = last_yield = arena_bridge.now()
         value = None
         while True:
+            if arena_bridge.now() - last_yield >= YIELD_MS:
+                # Bot calls may block this Worker (shared-memory mode): let its event loop
+                # run now and then, for Stop and for the Workers' messages.
+                await asyncio.sleep(0)
+                last_yield = arena_bridge.now()
             if run in self.stopped:
                 raise RunStopped
             try:

@@ -43,6 +43,7 @@ let ready = false;
 let runCounter = Number(store.load("run-counter", 0)) || 0;
 let run = null; // {id, game, names, records: [], summary}
 let switching = false;
+let poolReady = 0; // bot Workers started and waiting (scripts/bench_web waits for them)
 let lastTiming = null; // per bot: round-trip median/p95 of the last run (scripts/bench_web)
 
 function normaliseBots(list) {
@@ -432,6 +433,10 @@ function startWorker() {
 function onMessage(m) {
   if (!m || typeof m !== "object") return;
   if (m.type === "status") return onStatus(m);
+  if (m.type === "pool") {
+    poolReady = Number(m.ready) || 0;
+    return undefined;
+  }
   if (!run || m.run !== run.id) return; // stale or unknown run
   switch (m.type) {
     case "record_start": {
@@ -626,4 +631,5 @@ window.kothArena = {
   get ready() { return ready; },
   get run() { return run ? run.id : null; },
   get lastTiming() { return lastTiming; },
+  get poolReady() { return poolReady; },
 };

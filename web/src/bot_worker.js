@@ -1,13 +1,21 @@
 // One bot's Worker: its own Pyodide running engine.bots.host (the same bot host the
 // native controller runs in a subprocess). Only the controller worker talks to it.
 //
-// Controller -> bot:  {type: "init", indexURL, interruptBuffer?}
+// Controller -> bot:  {type: "init", indexURL, interruptBuffer?, wasmModule?, channels?}
 //                     {type: "req", id, json}          (a host request, JSON text)
-// Bot -> controller:  {type: "ready", jspi} | {type: "failed", message}
+// Bot -> controller:  {type: "ready", mode, ms} | {type: "failed", message}
 //                     {type: "reply", id, json}        (the host's reply, JSON text)
-// With JSPI the host pulls requests (so a script bot's input() can block); without it,
-// each request is pushed through host.handle().
+//
+// The host reads requests in one of three modes:
+// - "sync": the page is cross-origin isolated: requests and replies go through shared
+//   memory (sync_channel.js) and the host blocks in Atomics.wait — the fastest, and a
+//   script bot's input() simply blocks;
+// - "jspi": requests come as messages; the host pulls them with Pyodide's run_sync, so a
+//   script bot's input() can block (JavaScript Promise Integration);
+// - "push": neither: each request is pushed through host.handle(); long-running script
+//   bots cannot run, function bots can.
 import { loadPyodide } from "pyodide";
+import { Channel } from "./sync_channel.js";
 
 const queue = [];
 let waiter = null;
@@ -18,7 +26,7 @@ function nextRequest() {
   return new Promise((resolve) => { waiter = resolve; });
 }
 
-function sendReply(id, json) {
+function postReply(id, json) {
   self.postMessage({ type: "reply", id, json });
 }
 
@@ -26,8 +34,11 @@ const BOOT = `
 import json, sys
 from engine.bots.host import BotHost
 
-def _serve(next_request, send_reply, can_block):
-    if can_block:
+def _serve(next_request, send_reply, mode):
+    if mode == "sync":
+        def receive():
+            return json.loads(next_request())
+    elif mode == "jspi":
         from pyodide.ffi import run_sync
         def receive():
             return json.loads(run_sync(next_request()))
@@ -36,9 +47,9 @@ def _serve(next_request, send_reply, can_block):
             raise RuntimeError("requests are pushed")
     def send(reply):
         send_reply(reply.get("id"), json.dumps(reply))
-    host = BotHost(receive, send, can_block)
+    host = BotHost(receive, send, can_block=mode != "push")
     _deny_page_modules()
-    if not can_block:
+    if mode == "push":
         return lambda text: json.dumps(host.handle(json.loads(text)))
     while True:
         try:
@@ -47,8 +58,8 @@ def _serve(next_request, send_reply, can_block):
             continue
 
 class _DenyPageModules:
-    """Bot code may not import the bridges to JavaScript (defence in depth: the Worker
-    boundary is the isolation; a bot in here can only reach its own Worker)."""
+    """Bot code may not import the bridges to JavaScript. Defence in depth only: the
+    Worker boundary is the isolation (a bot in here can only reach its own Worker)."""
     blocked = ("js", "pyodide", "pyodide_js", "_pyodide")
     def find_spec(self, name, path=None, target=None):
         if name.split(".")[0] in self.blocked:
@@ -71,25 +82,44 @@ function useCompiledModule(wasmModule) {
   });
 }
 
-async function init({ indexURL, interruptBuffer, wasmModule }) {
+async function init({ indexURL, interruptBuffer, wasmModule, channels }) {
   if (wasmModule instanceof WebAssembly.Module) useCompiledModule(wasmModule);
   const pyodide = await loadPyodide({ indexURL });
   if (interruptBuffer) pyodide.setInterruptBuffer(interruptBuffer);
-  const zip = await (await fetch("engine.zip")).arrayBuffer();
+  const zip = await (await fetch(new URL("engine.zip", self.location.href))).arrayBuffer();
   pyodide.unpackArchive(zip, "zip", { extractDir: "/home/pyodide" });
   pyodide.runPython("import sys; sys.path.insert(0, '/home/pyodide')");
   pyodide.runPython(BOOT);
-  // JSPI lets input() suspend this Worker's Python until the next request arrives.
-  const canBlock = typeof WebAssembly.Suspending === "function";
   const serve = pyodide.globals.get("_serve");
-  if (canBlock) {
-    self.postMessage({ type: "ready", jspi: true, ms: performance.now() });
-    serve.callPromising(nextRequest, sendReply, true).catch((err) => {
-      self.postMessage({ type: "failed", message: String(err) });
+  const ready = (mode) => self.postMessage({ type: "ready", mode, ms: performance.now() });
+
+  if (channels) {
+    const requests = new Channel(channels.request);
+    const replies = new Channel(channels.reply);
+    let seen = requests.seq;
+    const receive = () => {
+      requests.wait(seen);
+      seen = requests.seq;
+      return requests.read();
+    };
+    const send = (id, json) => replies.write(id, json);
+    ready("sync");
+    // From here on this Worker's thread belongs to the host: it blocks between requests.
+    setTimeout(() => {
+      try {
+        serve(receive, send, "sync");
+      } catch (err) {
+        self.postMessage({ type: "failed", message: String(err).slice(0, 500) });
+      }
+    }, 0);
+  } else if (typeof WebAssembly.Suspending === "function") {
+    ready("jspi");
+    serve.callPromising(nextRequest, postReply, "jspi").catch((err) => {
+      self.postMessage({ type: "failed", message: String(err).slice(0, 500) });
     });
   } else {
-    pushHandle = serve(nextRequest, sendReply, false);
-    self.postMessage({ type: "ready", jspi: false, ms: performance.now() });
+    pushHandle = serve(nextRequest, postReply, "push");
+    ready("push");
   }
 }
 
@@ -105,7 +135,7 @@ self.onmessage = (event) => {
       } catch (err) {
         reply = JSON.stringify({ id: data.id, answer: null, error: String(err), line: null });
       }
-      sendReply(data.id, reply);
+      postReply(data.id, reply);
     } else if (waiter) {
       const resolve = waiter;
       waiter = null;

@@ -3,9 +3,11 @@
 // bot never waits for a Pyodide start. The page talks to it with the messages in
 // docs/architecture.md; main.py reaches the bots through the `arena_bridge` module below.
 import { loadPyodide } from "pyodide";
+import { Channel, newChannelBuffer } from "./sync_channel.js";
 
 const WARM_BOTS = 3; // two bots for a match plus one spare for a bot that must be stopped
 const INTERRUPT_GRACE_MS = 500; // after an interrupt, how long before terminate()
+const LOAD_LIMIT_MS = 20_000; // reloading a bot's code into a spare
 const MAX_REPLY_CHARS = 1 << 20;
 const isolated = self.crossOriginIsolated === true;
 
@@ -13,9 +15,9 @@ let indexURL = null;
 let wasmModule = null; // Pyodide's WebAssembly, compiled once and shared with every bot Worker
 let pyodide = null;
 let controller = null;
-const warm = []; // promises of ready BotWorkers
+const warm = []; // BotWorkers starting or ready, not yet given to a bot
 let slots = []; // the bots of the current run
-let jspi = null;
+let scriptBots = null; // whether long-running script bots can run (not in "push" mode)
 let queuedRuns = [];
 
 function status(stage, message, progress, extra = {}) {
@@ -23,24 +25,36 @@ function status(stage, message, progress, extra = {}) {
 }
 
 // ---- bot workers -------------------------------------------------------------------
+let internalId = 0; // ids of requests the controller makes itself (negative)
+
 class BotWorker {
   constructor() {
     this.worker = new Worker(new URL("bot_worker.js", import.meta.url), { type: "module" });
     this.interrupt = isolated ? new Uint8Array(new SharedArrayBuffer(1)) : null;
-    this.pending = null; // {id, resolve}
+    // Cross-origin isolated: requests and replies go through shared memory (sync mode).
+    const channels = isolated ? { request: newChannelBuffer(), reply: newChannelBuffer() } : null;
+    this.requests = channels && new Channel(channels.request);
+    this.replies = channels && new Channel(channels.reply);
+    this.mode = null; // "sync", "jspi" or "push", as the bot Worker reports it
+    this.pending = null; // {id, resolve} in the message modes
     this.dead = false;
+    this.isReady = false;
     this.ready = new Promise((resolve, reject) => {
       this.worker.onmessage = (event) => {
         const data = event.data;
         if (!data || typeof data !== "object") return;
         if (data.type === "ready" && !this.isReady) {
           this.isReady = true;
-          if (jspi === null) jspi = data.jspi === true;
+          this.mode = ["sync", "jspi", "push"].includes(data.mode) ? data.mode : "push";
+          if (scriptBots === null) scriptBots = this.mode !== "push";
           resolve(this);
+          postPool();
         } else if (data.type === "failed" && !this.isReady) {
           reject(new Error(String(data.message).slice(0, 500)));
-        } else if (data.type === "reply") {
+        } else if (data.type === "reply" && this.mode !== "sync") {
           this.onReply(data);
+        } else if (data.type === "failed") {
+          this.kill();
         }
       };
       this.worker.onerror = (event) => {
@@ -49,7 +63,7 @@ class BotWorker {
         this.kill();
       };
     });
-    this.worker.postMessage({ type: "init", indexURL, interruptBuffer: this.interrupt, wasmModule });
+    this.worker.postMessage({ type: "init", indexURL, interruptBuffer: this.interrupt, wasmModule, channels });
   }
 
   // Only a reply to the request that is pending counts: anything else is ignored.
@@ -61,11 +75,30 @@ class BotWorker {
     pending.resolve(data.json);
   }
 
+  // Message modes: a Promise of the reply text (null if the Worker was killed).
   request(id, json) {
     return new Promise((resolve) => {
       this.pending = { id, resolve };
       this.worker.postMessage({ type: "req", id, json });
     });
+  }
+
+  // Sync mode: post a request; `awaitReply` blocks for it.
+  post(id, json) {
+    this.requests.write(id, json);
+  }
+
+  // Block until the reply to `id` is in, or `deadline` (performance.now() time) passes;
+  // returns the reply text or null.
+  awaitReply(id, deadline) {
+    const replies = this.replies;
+    for (;;) {
+      const seq = replies.seq;
+      if (seq === id) return replies.read();
+      const left = deadline - performance.now();
+      if (left <= 0 || this.dead) return null;
+      Atomics.wait(replies.header, 0, seq, left);
+    }
   }
 
   kill() {
@@ -78,19 +111,34 @@ class BotWorker {
   }
 }
 
+// How many bot Workers wait ready (the page shows nothing; scripts/bench_web waits on it).
+function postPool() {
+  self.postMessage({ type: "pool", ready: warm.filter((bot) => bot.isReady && !bot.dead).length });
+}
+
 function refillWarm(target = WARM_BOTS) {
   while (warm.length < target) {
     const bot = new BotWorker();
-    const ready = bot.ready;
-    ready.catch(() => {});
-    warm.push(ready);
+    bot.ready.catch(() => {});
+    warm.push(bot);
   }
 }
 
+// Bot Workers are replaced between runs, not during one: a Pyodide starting up would
+// take the CPU from the match. A run that needs more than the warm ones starts one.
 async function takeWarm() {
-  refillWarm();
-  const bot = await warm.shift();
-  refillWarm();
+  const bot = takeWarmNow();
+  if (bot) return bot;
+  if (!warm.length) refillWarm(1);
+  return warm.shift().ready;
+}
+
+// A warm bot that is ready now, or null: what a blocked controller can use at once.
+function takeWarmNow() {
+  const index = warm.findIndex((bot) => bot.isReady && !bot.dead);
+  if (index < 0) return null;
+  const bot = warm.splice(index, 1)[0];
+  postPool();
   return bot;
 }
 
@@ -102,20 +150,76 @@ class Slot {
     this.loadJson = null;
   }
 
+  // The bot to ask now, without waiting: null when a spare must first start.
+  botNow() {
+    if (this.bot && !this.bot.dead) return this.bot;
+    const spare = takeWarmNow();
+    if (!spare) return null;
+    this.bot = spare;
+    if (this.loadJson && spare.mode === "sync") {
+      const id = --internalId;
+      spare.post(id, withId(this.loadJson, id));
+      spare.awaitReply(id, performance.now() + LOAD_LIMIT_MS);
+    } else if (this.loadJson) {
+      return null; // the message modes reload through worker()
+    }
+    return spare;
+  }
+
   async worker() {
     if (this.bot && !this.bot.dead) return this.bot;
     this.bot = await takeWarm();
-    if (this.loadJson) await this.bot.request(-1, this.loadJson.replace(/"id": \d+/, '"id": -1'));
+    if (this.loadJson) {
+      const id = --internalId;
+      if (this.bot.mode === "sync") {
+        this.bot.post(id, withId(this.loadJson, id));
+        this.bot.awaitReply(id, performance.now() + LOAD_LIMIT_MS);
+      } else {
+        await this.bot.request(id, withId(this.loadJson, id));
+      }
+    }
     return this.bot;
   }
 }
 
-let interrupted = 0;
+function withId(json, id) {
+  const request = JSON.parse(json);
+  request.id = id;
+  return JSON.stringify(request);
+}
 
-async function ask(slotIndex, id, op, json, waitMs) {
+// Ask a bot; returns the reply (see replyText) at once in sync mode (the controller blocks
+// meanwhile), or a Promise of it in the message modes.
+function ask(slotIndex, id, op, json, waitMs) {
   const slot = slots[slotIndex];
-  const bot = await slot.worker();
   if (op === "load") slot.loadJson = json;
+  const bot = slot.botNow();
+  if (bot && bot.mode === "sync") return askSync(bot, id, json, waitMs);
+  return askAsync(slot, id, json, waitMs);
+}
+
+// The reply as one string "ELAPSED_MS;ANSWERED;JSON" (ANSWERED 1 or 0): a string crosses
+// into Python as a plain str, where an object would cost a proxy per move.
+function replyText(elapsed, json) {
+  return json === null ? `${elapsed};0;` : `${elapsed};1;${json}`;
+}
+
+function askSync(bot, id, json, waitMs) {
+  const began = performance.now();
+  bot.post(id, json);
+  const text = bot.awaitReply(id, began + waitMs);
+  const elapsed = performance.now() - began;
+  if (text === null && !bot.dead) {
+    // Silent past the hard limit: interrupt its Python, then terminate its Worker.
+    bot.interrupt[0] = 2; // SIGINT: Python raises KeyboardInterrupt in the bot's code
+    if (bot.awaitReply(id, performance.now() + INTERRUPT_GRACE_MS) === null) bot.kill();
+    return replyText(elapsed, null);
+  }
+  return replyText(elapsed, text);
+}
+
+async function askAsync(slot, id, json, waitMs) {
+  const bot = await slot.worker();
   const began = performance.now();
   let timer = null;
   const reply = bot.request(id, json);
@@ -125,17 +229,16 @@ async function ask(slotIndex, id, op, json, waitMs) {
   ]);
   clearTimeout(timer);
   const elapsed = performance.now() - began;
-  if (outcome && outcome.text !== null) return { json: outcome.text, elapsed, noAnswer: false };
+  if (outcome && outcome.text !== null) return replyText(elapsed, outcome.text);
   if (outcome === null) await stopBot(bot, reply);
-  return { json: null, elapsed, noAnswer: true };
+  return replyText(elapsed, null);
 }
 
 // A bot that did not answer within the hard limit: interrupt its Python where the page
 // is cross-origin isolated, and terminate its Worker if that does not bring it back.
 async function stopBot(bot, reply) {
   if (bot.interrupt) {
-    bot.interrupt[0] = 2; // SIGINT: Python raises KeyboardInterrupt in the bot's code
-    interrupted += 1;
+    bot.interrupt[0] = 2;
     const back = await Promise.race([
       reply.then(() => true),
       new Promise((resolve) => setTimeout(() => resolve(false), INTERRUPT_GRACE_MS)),
@@ -156,6 +259,7 @@ function release() {
   for (const slot of slots) if (slot.bot) slot.bot.kill();
   slots = [];
   refillWarm();
+  postPool();
 }
 
 const bridge = {
@@ -196,15 +300,16 @@ async function start() {
   const examples = JSON.parse(main.examples_json());
   status("loading", "Starting the bots' Python…", 0.6);
   let done = 0;
-  const first = warm.slice(0, 2);
+  const first = warm.slice(0, 2).map((bot) => bot.ready);
   first.forEach((p) => p.then(() => {
     done += 1;
     status("loading", `Starting the bots' Python… (${done}/2)`, 0.6 + 0.2 * done);
   }));
   await Promise.all(first);
   refillWarm(); // the spare starts once the first two no longer compete for the CPU
-  status("ready", jspi ? "Ready." : "Ready. This browser lacks JSPI: script bots that read input() "
-    + "cannot run in Flit; function bots work.", 1, { examples, jspi, isolated });
+  status("ready", scriptBots ? "Ready." : "Ready. This browser lacks JavaScript Promise Integration "
+    + "(JSPI): script bots that read input() cannot run in Flit; function bots work.", 1,
+  { examples, jspi: scriptBots, isolated });
   const runs = queuedRuns;
   queuedRuns = [];
   runs.forEach(startRun);
