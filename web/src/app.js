@@ -411,6 +411,9 @@ function openReplayText(text, name = "replay") {
 
 // ---- controller worker ------------------------------------------------------------------------
 let worker = null;
+// Leaving the page: stop Python at once rather than leave it to the browser's teardown.
+window.addEventListener("pagehide", () => { if (worker) worker.terminate(); });
+
 function startWorker() {
   try {
     worker = new Worker("controller_worker.js", { type: "module" });
@@ -521,7 +524,7 @@ function scheduleLiveResults() {
 function onStatus(m) {
   const p = typeof m.progress === "number" ? m.progress : null;
   if (m.stage === "ready") {
-    if (!ready) performance.mark("arena-ready");
+    if (!ready) performance.mark("arena-ready", { detail: m.startup || null });
     ready = true;
     if (m.examples && typeof m.examples === "object") {
       examples = { flit: { ...(m.examples.flit || {}) }, atomas: { ...(m.examples.atomas || {}) } };

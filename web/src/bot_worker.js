@@ -1,7 +1,9 @@
 // One bot's Worker: its own Pyodide running engine.bots.host (the same bot host the
 // native controller runs in a subprocess). Only the controller worker talks to it.
 //
-// Controller -> bot:  {type: "init", indexURL, interruptBuffer?, wasmModule?, channels?}
+// Controller -> bot:  {type: "init", indexURL, interruptBuffer?, wasmModule?, channels?,
+//                      snapshot?}
+//                     {type: "serve"}                  (sync mode: you have a bot now)
 //                     {type: "req", id, json}          (a host request, JSON text)
 // Bot -> controller:  {type: "ready", mode, ms} | {type: "failed", message}
 //                     {type: "reply", id, json}        (the host's reply, JSON text)
@@ -16,10 +18,12 @@
 //   bots cannot run, function bots can.
 import { loadPyodide } from "pyodide";
 import { Channel } from "./sync_channel.js";
+import { useCompiledModule } from "./shared_wasm.js";
 
 const queue = [];
 let waiter = null;
 let pushHandle = null;
+let startServing = null; // sync mode: starts the blocking host loop, once given a bot
 
 function nextRequest() {
   if (queue.length) return Promise.resolve(queue.shift());
@@ -73,22 +77,16 @@ def _deny_page_modules():
     sys.meta_path.insert(0, _DenyPageModules())
 `;
 
-// Pyodide fetches and compiles its WebAssembly itself; handed the controller's compiled
-// module instead, every Worker shares one compilation (and V8's tier-up of it).
-function useCompiledModule(wasmModule) {
-  WebAssembly.instantiateStreaming = async (source, imports) => ({
-    module: wasmModule,
-    instance: await WebAssembly.instantiate(wasmModule, imports),
-  });
-}
-
-async function init({ indexURL, interruptBuffer, wasmModule, channels }) {
+async function init({ indexURL, interruptBuffer, wasmModule, channels, snapshot }) {
   if (wasmModule instanceof WebAssembly.Module) useCompiledModule(wasmModule);
-  const pyodide = await loadPyodide({ indexURL });
+  const zip = fetch(new URL("engine.zip", self.location.href)).then((r) => r.arrayBuffer());
+  // From the controller's memory snapshot (engine already imported) when there is one.
+  const options = snapshot instanceof Uint8Array ? { indexURL, _loadSnapshot: snapshot } : { indexURL };
+  const pyodide = await loadPyodide(options);
   if (interruptBuffer) pyodide.setInterruptBuffer(interruptBuffer);
-  const zip = await (await fetch(new URL("engine.zip", self.location.href))).arrayBuffer();
-  pyodide.unpackArchive(zip, "zip", { extractDir: "/home/pyodide" });
-  pyodide.runPython("import sys; sys.path.insert(0, '/home/pyodide')");
+  pyodide.unpackArchive(await zip, "zip", { extractDir: "/home/pyodide" });
+  // A snapshot copies the random generator's state too: every bot gets fresh entropy.
+  pyodide.runPython("import sys, random\nif '/home/pyodide' not in sys.path: sys.path.insert(0, '/home/pyodide')\nrandom.seed()");
   pyodide.runPython(BOOT);
   const serve = pyodide.globals.get("_serve");
   const ready = (mode) => self.postMessage({ type: "ready", mode, ms: performance.now() });
@@ -103,15 +101,16 @@ async function init({ indexURL, interruptBuffer, wasmModule, channels }) {
       return requests.read();
     };
     const send = (id, json) => replies.write(id, json);
-    ready("sync");
-    // From here on this Worker's thread belongs to the host: it blocks between requests.
-    setTimeout(() => {
+    // A spare waits in its event loop (so that it can be torn down at once) until it is
+    // given a bot; from then on its thread belongs to the host, blocking between requests.
+    startServing = () => {
       try {
         serve(receive, send, "sync");
       } catch (err) {
         self.postMessage({ type: "failed", message: String(err).slice(0, 500) });
       }
-    }, 0);
+    };
+    ready("sync");
   } else if (typeof WebAssembly.Suspending === "function") {
     ready("jspi");
     serve.callPromising(nextRequest, postReply, "jspi").catch((err) => {
@@ -125,7 +124,11 @@ async function init({ indexURL, interruptBuffer, wasmModule, channels }) {
 
 self.onmessage = (event) => {
   const data = event.data;
-  if (data.type === "init") {
+  if (data.type === "serve" && startServing) {
+    const serveNow = startServing;
+    startServing = null;
+    setTimeout(serveNow, 0);
+  } else if (data.type === "init") {
     init(data).catch((err) => self.postMessage({ type: "failed", message: String(err) }));
   } else if (data.type === "req") {
     if (pushHandle) {

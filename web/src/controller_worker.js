@@ -4,6 +4,7 @@
 // docs/architecture.md; main.py reaches the bots through the `arena_bridge` module below.
 import { loadPyodide } from "pyodide";
 import { Channel, newChannelBuffer } from "./sync_channel.js";
+import { useCompiledModule } from "./shared_wasm.js";
 
 const WARM_BOTS = 3; // two bots for a match plus one spare for a bot that must be stopped
 const INTERRUPT_GRACE_MS = 500; // after an interrupt, how long before terminate()
@@ -13,6 +14,9 @@ const isolated = self.crossOriginIsolated === true;
 
 let indexURL = null;
 let wasmModule = null; // Pyodide's WebAssembly, compiled once and shared with every bot Worker
+let snapshot = null; // the controller's Python memory with the engine imported, for the bots
+// What a bot host imports: in the snapshot, so a bot Worker need not import it again.
+const PRELOAD = "import json, random\nimport engine.bots.host, engine.wire.atomas, engine.wire.flit";
 let pyodide = null;
 let controller = null;
 const warm = []; // BotWorkers starting or ready, not yet given to a bot
@@ -46,6 +50,7 @@ class BotWorker {
         if (data.type === "ready" && !this.isReady) {
           this.isReady = true;
           this.mode = ["sync", "jspi", "push"].includes(data.mode) ? data.mode : "push";
+          this.readyMs = Number(data.ms) || null; // its own clock: how long its start-up took
           if (scriptBots === null) scriptBots = this.mode !== "push";
           resolve(this);
           postPool();
@@ -63,7 +68,9 @@ class BotWorker {
         this.kill();
       };
     });
-    this.worker.postMessage({ type: "init", indexURL, interruptBuffer: this.interrupt, wasmModule, channels });
+    this.worker.postMessage({
+      type: "init", indexURL, interruptBuffer: this.interrupt, wasmModule, channels, snapshot,
+    });
   }
 
   // Only a reply to the request that is pending counts: anything else is ignored.
@@ -130,7 +137,9 @@ async function takeWarm() {
   const bot = takeWarmNow();
   if (bot) return bot;
   if (!warm.length) refillWarm(1);
-  return warm.shift().ready;
+  const started = await warm.shift().ready;
+  if (started.mode === "sync") started.worker.postMessage({ type: "serve" });
+  return started;
 }
 
 // A warm bot that is ready now, or null: what a blocked controller can use at once.
@@ -138,6 +147,7 @@ function takeWarmNow() {
   const index = warm.findIndex((bot) => bot.isReady && !bot.dead);
   if (index < 0) return null;
   const bot = warm.splice(index, 1)[0];
+  if (bot.mode === "sync") bot.worker.postMessage({ type: "serve" });
   postPool();
   return bot;
 }
@@ -275,29 +285,40 @@ async function start() {
   status("loading", "Loading Python (Pyodide)…", 0.05);
   const config = await (await fetch(new URL("config.json", self.location.href))).json();
   indexURL = new URL(config.pyodideIndexURL, self.location.href).href;
+  const configured = performance.now();
   try {
-    wasmModule = await WebAssembly.compileStreaming(fetch(indexURL + "pyodide.asm.wasm"));
-    const compiled = wasmModule;
-    WebAssembly.instantiateStreaming = async (source, imports) => ({
-      module: compiled, instance: await WebAssembly.instantiate(compiled, imports),
-    });
+    const wasmBytes = await (await fetch(indexURL + "pyodide.asm.wasm")).arrayBuffer();
+    wasmModule = await WebAssembly.compile(wasmBytes);
+    useCompiledModule(wasmModule);
   } catch (err) {
     wasmModule = null; // each Worker compiles its own copy, as Pyodide does by default
   }
-  refillWarm(2);
-  pyodide = await loadPyodide({ indexURL });
-  status("loading", "Loading the engine…", 0.4);
-  const [zip, mainSource] = await Promise.all([
+  const startup = { configured, compiled: performance.now() };
+  const files = Promise.all([
     fetch(new URL("engine.zip", self.location.href)).then((r) => r.arrayBuffer()),
     fetch(new URL("main.py", self.location.href)).then((r) => r.text()),
   ]);
+  pyodide = await loadPyodide({ indexURL, _makeSnapshot: true });
+  startup.python = performance.now();
+  status("loading", "Loading the engine…", 0.4);
+  const [zip, mainSource] = await files;
   pyodide.unpackArchive(zip, "zip", { extractDir: "/home/pyodide" });
+  pyodide.runPython(`import sys\nsys.path.insert(0, '/home/pyodide')\n${PRELOAD}`);
+  try {
+    // The bots start from a copy of this interpreter's memory, engine imported: in a
+    // fraction of a Pyodide start. Taken before any JavaScript is wired into it.
+    snapshot = pyodide.makeMemorySnapshot();
+  } catch (err) {
+    snapshot = null; // each bot Worker starts Pyodide from scratch instead
+  }
+  startup.snapshot = performance.now();
+  refillWarm(2);
   pyodide.registerJsModule("arena_bridge", bridge);
-  pyodide.runPython("import sys; sys.path.insert(0, '/home/pyodide')");
   pyodide.FS.writeFile("/home/pyodide/arena_main.py", mainSource);
   const main = pyodide.pyimport("arena_main");
   controller = main.controller;
   const examples = JSON.parse(main.examples_json());
+  startup.engine = performance.now();
   status("loading", "Starting the bots' Python…", 0.6);
   let done = 0;
   const first = warm.slice(0, 2).map((bot) => bot.ready);
@@ -305,11 +326,13 @@ async function start() {
     done += 1;
     status("loading", `Starting the bots' Python… (${done}/2)`, 0.6 + 0.2 * done);
   }));
-  await Promise.all(first);
+  const bots = await Promise.all(first);
+  startup.bots = performance.now();
+  startup.botStarts = bots.map((bot) => bot.readyMs);
   refillWarm(); // the spare starts once the first two no longer compete for the CPU
   status("ready", scriptBots ? "Ready." : "Ready. This browser lacks JavaScript Promise Integration "
     + "(JSPI): script bots that read input() cannot run in Flit; function bots work.", 1,
-  { examples, jspi: scriptBots, isolated });
+  { examples, jspi: scriptBots, isolated, startup });
   const runs = queuedRuns;
   queuedRuns = [];
   runs.forEach(startRun);
