@@ -10,6 +10,7 @@ page and the workers with esbuild, copy the static files, copy the Pyodide runti
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import shutil
 import subprocess
@@ -129,6 +130,14 @@ def write_engine_zip(out: Path) -> int:
     return n
 
 
+def site_build_id(out: Path) -> str:
+    """What a cached Python memory snapshot depends on: the engine and the Pyodide release."""
+    digest = hashlib.sha256((out / "engine.zip").read_bytes())
+    pyodide_package = json.loads((ROOT / "node_modules" / "pyodide" / "package.json").read_text())
+    digest.update(pyodide_package["version"].encode())
+    return digest.hexdigest()[:16]
+
+
 def dir_size(path: Path) -> int:
     return sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
 
@@ -175,8 +184,10 @@ def build(out_dir: str = DEFAULT_OUT, pyodide_cdn: str | None = None) -> Path:
         index_url = "./pyodide/"
     n = write_engine_zip(out)
     step(f"wrote engine.zip ({n} files)")
-    (out / "config.json").write_text(json.dumps({"pyodideIndexURL": index_url}) + "\n")
-    step(f"wrote config.json (pyodideIndexURL {index_url})")
+    build_id = site_build_id(out)
+    config = {"pyodideIndexURL": index_url, "buildId": build_id}
+    (out / "config.json").write_text(json.dumps(config) + "\n")
+    step(f"wrote config.json (pyodideIndexURL {index_url}, buildId {build_id})")
     step(f"done: {out} ({human(dir_size(out))} total)")
     return out
 

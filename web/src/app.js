@@ -423,6 +423,9 @@ function startWorker() {
     return;
   }
   worker.addEventListener("message", (ev) => onMessage(ev.data));
+  // The digest of the Python snapshot a previous visit stored: kept here, where no Worker
+  // (and so no bot) can change it, so the controller can trust the cached copy.
+  worker.postMessage({ type: "init", snapshotDigest: store.load("python-snapshot", null) });
   worker.addEventListener("error", (ev) => {
     ev.preventDefault();
     const msg = ev.message || "the worker script failed to load";
@@ -436,6 +439,10 @@ function startWorker() {
 function onMessage(m) {
   if (!m || typeof m !== "object") return;
   if (m.type === "status") return onStatus(m);
+  if (m.type === "snapshot") {
+    store.save("python-snapshot", { buildId: String(m.buildId), digest: String(m.digest) });
+    return undefined;
+  }
   if (m.type === "pool") {
     poolReady = Number(m.ready) || 0;
     return undefined;

@@ -77,6 +77,19 @@ def _deny_page_modules():
     sys.meta_path.insert(0, _DenyPageModules())
 `;
 
+// Bot code runs in this Worker. Take away what reaches beyond it: storage shared with the
+// page's origin (where the Python snapshot is cached), new Workers (which would get all of
+// it back), and channels to the origin's other pages.
+function withholdFromBots() {
+  for (const name of ["caches", "indexedDB", "Worker", "SharedWorker", "BroadcastChannel"]) {
+    try {
+      Object.defineProperty(self, name, { value: undefined, writable: false, configurable: false });
+    } catch (err) {
+      // not defined here: nothing to take away
+    }
+  }
+}
+
 async function init({ indexURL, interruptBuffer, wasmModule, channels, snapshot }) {
   if (wasmModule instanceof WebAssembly.Module) useCompiledModule(wasmModule);
   const zip = fetch(new URL("engine.zip", self.location.href)).then((r) => r.arrayBuffer());
@@ -87,6 +100,7 @@ async function init({ indexURL, interruptBuffer, wasmModule, channels, snapshot 
   pyodide.unpackArchive(await zip, "zip", { extractDir: "/home/pyodide" });
   // A snapshot copies the random generator's state too: every bot gets fresh entropy.
   pyodide.runPython("import sys, random\nif '/home/pyodide' not in sys.path: sys.path.insert(0, '/home/pyodide')\nrandom.seed()");
+  withholdFromBots();
   pyodide.runPython(BOOT);
   const serve = pyodide.globals.get("_serve");
   const ready = (mode) => self.postMessage({ type: "ready", mode, ms: performance.now() });

@@ -5,6 +5,7 @@
 import { loadPyodide } from "pyodide";
 import { Channel, newChannelBuffer } from "./sync_channel.js";
 import { useCompiledModule } from "./shared_wasm.js";
+import { loadSnapshot, storeSnapshot } from "./snapshot_cache.js";
 
 const WARM_BOTS = 3; // two bots for a match plus one spare for a bot that must be stopped
 const INTERRUPT_GRACE_MS = 500; // after an interrupt, how long before terminate()
@@ -23,6 +24,9 @@ const warm = []; // BotWorkers starting or ready, not yet given to a bot
 let slots = []; // the bots of the current run
 let scriptBots = null; // whether long-running script bots can run (not in "push" mode)
 let queuedRuns = [];
+let resolvePageInit = null;
+// The page's first message: what it knows (the digest of the stored Python snapshot).
+const pageInit = new Promise((resolve) => { resolvePageInit = resolve; });
 
 function status(stage, message, progress, extra = {}) {
   self.postMessage({ type: "status", stage, message, progress, ...extra });
@@ -298,19 +302,37 @@ async function start() {
     fetch(new URL("engine.zip", self.location.href)).then((r) => r.arrayBuffer()),
     fetch(new URL("main.py", self.location.href)).then((r) => r.text()),
   ]);
-  pyodide = await loadPyodide({ indexURL, _makeSnapshot: true });
+  const { snapshotDigest } = await pageInit;
+  const cached = await loadSnapshot(config.buildId, snapshotDigest);
+  let fresh = false;
+  if (cached) {
+    try {
+      pyodide = await loadPyodide({ indexURL, _loadSnapshot: cached });
+      snapshot = cached;
+    } catch (err) {
+      pyodide = null;
+    }
+  }
+  if (!pyodide) {
+    pyodide = await loadPyodide({ indexURL, _makeSnapshot: true });
+    fresh = true;
+  }
   startup.python = performance.now();
+  startup.fromSnapshot = !fresh;
   status("loading", "Loading the engine…", 0.4);
   const [zip, mainSource] = await files;
   pyodide.unpackArchive(zip, "zip", { extractDir: "/home/pyodide" });
-  pyodide.runPython(`import sys\nsys.path.insert(0, '/home/pyodide')\n${PRELOAD}`);
-  try {
-    // The bots start from a copy of this interpreter's memory, engine imported: in a
-    // fraction of a Pyodide start. Taken before any JavaScript is wired into it.
-    snapshot = pyodide.makeMemorySnapshot();
-  } catch (err) {
-    snapshot = null; // each bot Worker starts Pyodide from scratch instead
+  pyodide.runPython(`import sys\nif '/home/pyodide' not in sys.path: sys.path.insert(0, '/home/pyodide')\n${PRELOAD}`);
+  if (fresh) {
+    try {
+      // The bots start from a copy of this interpreter's memory, engine imported: in a
+      // fraction of a Pyodide start. Taken before any JavaScript is wired into it.
+      snapshot = pyodide.makeMemorySnapshot();
+    } catch (err) {
+      snapshot = null; // each bot Worker starts Pyodide from scratch instead
+    }
   }
+  pyodide.runPython("import random\nrandom.seed()"); // a snapshot copies the generator's state
   startup.snapshot = performance.now();
   refillWarm(2);
   pyodide.registerJsModule("arena_bridge", bridge);
@@ -333,6 +355,11 @@ async function start() {
   status("ready", scriptBots ? "Ready." : "Ready. This browser lacks JavaScript Promise Integration "
     + "(JSPI): script bots that read input() cannot run in Flit; function bots work.", 1,
   { examples, jspi: scriptBots, isolated, startup });
+  if (fresh && snapshot) {
+    storeSnapshot(config.buildId, snapshot).then((stored) => {
+      if (stored) self.postMessage({ type: "snapshot", ...stored });
+    });
+  }
   const runs = queuedRuns;
   queuedRuns = [];
   runs.forEach(startRun);
@@ -347,7 +374,9 @@ function startRun(data) {
 self.onmessage = (event) => {
   const data = event.data;
   if (!data || typeof data !== "object") return;
-  if (data.type === "run") {
+  if (data.type === "init") {
+    resolvePageInit({ snapshotDigest: data.snapshotDigest || null });
+  } else if (data.type === "run") {
     if (controller) startRun(data);
     else queuedRuns.push(data);
   } else if (data.type === "stop") {
