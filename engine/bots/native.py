@@ -173,20 +173,30 @@ class HostedBot:
         return _answer(reply) if reply else BotAnswer()
 
     def kill(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.kill()
-            self.process.wait()
+        _kill(self.process)
 
     def close(self) -> None:
-        if self.process is not None:
-            try:
-                self.process.stdin.close()
-            except OSError:
-                pass
-            try:
-                self.process.wait(timeout=1)
-            except subprocess.TimeoutExpired:
-                self.kill()
+        _finish(self.process)
+
+
+def _kill(process: subprocess.Popen | None) -> None:
+    if process is not None and process.poll() is None:
+        process.kill()
+        process.wait()
+
+
+def _finish(process: subprocess.Popen | None) -> None:
+    """Close the program's stdin (its EOF) and give it a second to exit, then kill it."""
+    if process is None:
+        return
+    try:
+        process.stdin.close()
+    except OSError:
+        pass
+    try:
+        process.wait(timeout=1)
+    except subprocess.TimeoutExpired:
+        _kill(process)
 
 
 def _answer(reply: dict) -> BotAnswer:
@@ -283,22 +293,12 @@ class CommandBot:
         return TurnReply(BotAnswer(line.strip(), stderr=self._take_stderr()), elapsed)
 
     def end(self) -> BotAnswer:
-        if self.process is not None:
-            try:
-                self.process.stdin.close()
-            except OSError:
-                pass
-            try:
-                self.process.wait(timeout=1)
-            except subprocess.TimeoutExpired:
-                self.kill()
-            self.process = None
+        _finish(self.process)
+        self.process = None
         return BotAnswer(stderr=self._take_stderr())
 
     def kill(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.kill()
-            self.process.wait()
+        _kill(self.process)
 
     def close(self) -> None:
         self.end()
