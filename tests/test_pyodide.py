@@ -1,0 +1,99 @@
+"""The engine under Pyodide (the page's runtime, run here by Node) plays the very same games
+as under CPython: seeds, rules, sessions and records agree turn by turn."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+RUNNER = Path(__file__).resolve().parent / "pyodide_python.mjs"
+GOLDEN = Path(__file__).resolve().parent / "golden"
+
+# Deterministic bots (the test_replay ones): a seed fixes the whole game.
+_spec = importlib.util.spec_from_file_location("replay_tests", Path(__file__).parent / "test_replay.py")
+replay_tests = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(replay_tests)
+
+PLAY = '''
+import json
+from engine.bots.native import InProcessBot
+from engine.games import get_game
+from engine.match import run_series
+from engine.replay import replay_record
+
+def series(game, seed, games, overrides, bots):
+    spec = get_game(game)
+    settings = spec.settings(**overrides)
+    return run_series(spec, settings, [InProcessBot(n, s) for n, s in bots], seed, games).document
+
+args = json.loads(ARGS)
+documents = [series(**job) for job in args["jobs"]]
+replayed = [replay_record(record).to_json() for record in args["golden"]]
+import sys
+json.dumps({"documents": documents, "replayed": replayed, "platform": sys.platform})
+'''
+
+
+def _jobs() -> list[dict]:
+    atomas_bots = [["lookahead", replay_tests.ATOMAS_LOOKAHEAD],
+                   ["sometimes", replay_tests.ATOMAS_INVALID_SOMETIMES]]
+    flit_bots = [["stride", replay_tests.FLIT_STRIDE], ["hunter", replay_tests.FLIT_NEUTRAL_HUNTER]]
+    return [
+        {"game": "atomas", "seed": 11, "games": 3, "bots": atomas_bots,
+         "overrides": {"max_moves": 300, "time_limit_ms": 60_000}},
+        {"game": "flit", "seed": 5, "games": 2, "bots": flit_bots,
+         "overrides": {"max_turns": 400, "time_limit_ms": 60_000}},
+    ]
+
+
+def _in_cpython(jobs: list[dict], golden: list[dict]) -> dict:
+    namespace: dict = {"ARGS": json.dumps({"jobs": jobs, "golden": golden})}
+    *body, last = PLAY.strip().splitlines()
+    exec("\n".join(body), namespace)  # noqa: S102 - our own test code
+    return json.loads(eval(last, namespace))  # noqa: S307
+
+
+def _in_pyodide(jobs: list[dict], golden: list[dict]) -> dict:
+    node = shutil.which("node")
+    assert node, "Node is needed to run Pyodide (the README's set-up installs it)"
+    assert (ROOT / "node_modules" / "pyodide").is_dir(), "run `npm ci` first (scripts/test does)"
+    code = f"ARGS = {json.dumps(json.dumps({'jobs': jobs, 'golden': golden}))}\n{PLAY}"
+    done = subprocess.run([node, str(RUNNER)], input=code, capture_output=True, text=True,
+                          cwd=ROOT, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    return json.loads(done.stdout)
+
+
+@pytest.fixture(scope="module")
+def both() -> tuple[dict, dict]:
+    golden = [json.loads(p.read_text()) for p in sorted(GOLDEN.glob("*.json"))]
+    golden = [r for doc in golden for r in (doc["records"] if doc.get("kind") == "series" else [doc])]
+    jobs = _jobs()
+    return _in_cpython(jobs, golden), _in_pyodide(jobs, golden)
+
+
+
+def test_same_seed_same_games_in_pyodide_and_cpython(both) -> None:
+    cpython, pyodide = both
+    assert pyodide["platform"] == "emscripten" and cpython["platform"] != "emscripten"
+    assert len(cpython["documents"]) == len(pyodide["documents"]) == 2
+    for native, browser in zip(cpython["documents"], pyodide["documents"], strict=True):
+        assert len(native["records"]) == len(browser["records"])
+        for a, b in zip(native["records"], browser["records"], strict=True):
+            assert a["start"] == b["start"], f"{a['game']} seed {a['seed']}: start differs"
+            for number, (ta, tb) in enumerate(zip(a["turns"], b["turns"], strict=True)):
+                assert ta == tb, f"{a['game']} seed {a['seed']} turn {number} differs"
+            assert a["result"] == b["result"]
+        assert native["summary"] == browser["summary"]
+
+
+def test_golden_records_replay_identically_in_pyodide(both) -> None:
+    cpython, pyodide = both
+    assert cpython["replayed"], "there are golden records to replay"
+    assert cpython["replayed"] == pyodide["replayed"]
