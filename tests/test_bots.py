@@ -471,3 +471,16 @@ def test_flit_series_rotates_seats_and_counts_wins(tmp_path):
     summary = document["summary"]
     assert [g["faults"] for g in summary["games"]] == [[0, 5]] * 3
     assert sum(summary["wins"]) == sum(g["winner"] is not None for g in summary["games"])
+
+
+def test_flood_of_output_is_cut_and_the_answer_survives():
+    """A script that prints megabytes before its answer: the answer counts, the output is cut."""
+    from engine.bots.code import load_code
+    from engine.bots.runners import OneShotScriptRunner
+
+    code = load_code("input()\nfor _ in range(100000):\n    print('debug line')\nprint(0)\n")
+    result = OneShotScriptRunner("atomas", code).turn({"atom": 1, "board": [1, 2]})
+    assert result.answer == "0"
+    assert result.error is None
+    assert "characters cut" in result.stdout
+    assert len(result.stdout) < 30_000

@@ -35,10 +35,21 @@ class BotAnswer:
 
 
 class Capture(io.TextIOBase):
-    """A text stream that keeps what is written (stdout/stderr of a bot)."""
+    """A text stream that keeps what a bot writes (its stdout or stderr), within bounds.
+
+    Per ``take()`` it keeps the first ``KEEP_HEAD`` characters and the last ``KEEP_TAIL``,
+    and says how many were cut between: a bot printing in a loop cannot exhaust memory or
+    the channel to the controller, and its last line (a script's answer) survives.
+    """
+
+    KEEP_HEAD = 20_000
+    KEEP_TAIL = 2_000
 
     def __init__(self, on_line: Callable[[str], bool] | None = None) -> None:
         self.parts: list[str] = []
+        self._size = 0
+        self._cut = 0
+        self._tail = ""
         self._partial = ""
         self._on_line = on_line  # returns True when it took the line (as an answer)
 
@@ -49,18 +60,38 @@ class Capture(io.TextIOBase):
         if not isinstance(text, str):
             raise TypeError(f"write() argument must be str, not {type(text).__name__}")
         if self._on_line is None:
-            self.parts.append(text)
+            self._keep(text)
             return len(text)
         data = self._partial + text
         *lines, self._partial = data.split("\n")
         for line in lines:
             if not self._on_line(line):
-                self.parts.append(line + "\n")
+                self._keep(line + "\n")
+        if len(self._partial) > self.KEEP_HEAD:  # a line that never ends
+            self._keep(self._partial)
+            self._partial = ""
         return len(text)
+
+    def _keep(self, text: str) -> None:
+        room = self.KEEP_HEAD - self._size
+        if room > 0:
+            self.parts.append(text[:room])
+            self._size += min(room, len(text))
+            text = text[room:]
+        if text:
+            self._cut += len(text)
+            self._tail = (self._tail + text)[-self.KEEP_TAIL:]
 
     def take(self) -> str:
         text = "".join(self.parts)
+        if self._cut:
+            hidden = self._cut - len(self._tail)
+            if hidden:
+                text += f"\n[... {hidden} characters cut ...]\n"
+            text += self._tail
         self.parts.clear()
+        self._size = self._cut = 0
+        self._tail = ""
         return text
 
     def take_lines(self) -> list[str]:
