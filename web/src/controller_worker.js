@@ -88,6 +88,7 @@ class BotWorker {
 
   // Message modes: a Promise of the reply text (null if the Worker was killed).
   request(id, json) {
+    this.clearInterrupt();
     return new Promise((resolve) => {
       this.pending = { id, resolve };
       this.worker.postMessage({ type: "req", id, json });
@@ -96,7 +97,13 @@ class BotWorker {
 
   // Sync mode: post a request; `awaitReply` blocks for it.
   post(id, json) {
+    this.clearInterrupt();
     this.requests.write(id, json);
+  }
+
+  // An interrupt meant for the previous request (its reply raced it) must not hit this one.
+  clearInterrupt() {
+    if (this.interrupt) this.interrupt[0] = 0;
   }
 
   // Block until the reply to `id` is in, or `deadline` (performance.now() time) passes;
