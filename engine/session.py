@@ -57,7 +57,6 @@ class GameSession:
         self.time_limit_ms = settings.time_limit_ms
         seats = len(bot_names)
         self.consecutive_faults = [0] * seats
-        self.fault_counts = [0] * seats
         self.frozen = [False] * seats
         self._log: list[list[int]] = []  # every change so far, for the bots' messages
         self._cursor = [0] * seats
@@ -84,16 +83,11 @@ class GameSession:
     def fail_to_start(self, seat: int, error: str, line: int | None = None) -> Fault:
         """The bot's code could not load or start: it is frozen from the start."""
         fault = Fault(FaultKind.ERROR, error, line)
-        self.fault_counts[seat] += 1
         self.record["start_faults"][seat] += 1
         self._freeze(seat)
         return fault
 
     # -- turns ------------------------------------------------------------------------
-    @property
-    def done(self) -> bool:
-        return self.state.is_terminal()
-
     def next_request(self) -> Request | None:
         """The next bot to ask, playing frozen bots' turns on the way; None at the end."""
         state = self.state
@@ -120,8 +114,7 @@ class GameSession:
         if answer is not None and len(answer) > MAX_ANSWER_CHARS:
             answer = answer[:MAX_ANSWER_CHARS]
         fault: Fault | None = None
-        counts = True
-        action = None
+        counts = True  # toward the consecutive faults that freeze a bot
         if reply.no_answer:
             fault = Fault(FaultKind.TIMEOUT, "no answer within the hard limit; the bot was stopped")
         elif reply.error is not None:
@@ -141,7 +134,6 @@ class GameSession:
             except AnswerError as exc:
                 fault = Fault(FaultKind.INVALID, str(exc))
                 counts = state.invalid_is_fault
-        self.fault_counts[seat] += 1
         if counts:
             self.consecutive_faults[seat] += 1
         else:
@@ -150,8 +142,6 @@ class GameSession:
         if reply.no_answer or self.consecutive_faults[seat] >= state.fault_limit:
             self._freeze(seat)
             result.frozen_now = True
-            if state.is_terminal():
-                self._finish()
         return result
 
     def _play(self, seat: int, message: dict, answer: str | None, fault: Fault | None,

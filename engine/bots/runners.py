@@ -276,6 +276,7 @@ class StreamScriptRunner:
         self.pending: int | None = None  # id of the turn waiting for an answer
         self.asked = False  # the script has read this turn's "M"
         self.ended = False
+        self.end_id: int | None = None  # id of the controller's "end" request
         self.failure: str | None = None
         self.failure_line: int | None = None
 
@@ -299,7 +300,7 @@ class StreamScriptRunner:
         """Queue a message's lines; False when the game is over."""
         if message is None or message.get("op") == "end":
             self.ended = True
-            self._end_id = None if message is None else message.get("id")
+            self.end_id = None if message is None else message.get("id")
             return False
         if message.get("op") == "turn":
             self.pending = message["id"]
@@ -342,6 +343,5 @@ class StreamScriptRunner:
         while not self.ended:  # the script is gone: every later turn is an error
             if self._take(self.receive()):
                 self._reply(error=self.failure, line=self.failure_line)
-        end_id = getattr(self, "_end_id", None)
-        if end_id is not None:
-            self.send({"id": end_id, "ok": True, "stdout": self.out.take(), "stderr": self.err.take()})
+        if self.end_id is not None:
+            self.send({"id": self.end_id, "ok": True, "stdout": self.out.take(), "stderr": self.err.take()})
