@@ -123,15 +123,11 @@ class Controller:
 
         hard = hard_limit_ms(settings.time_limit_ms)
         records: list[dict] = []
-        games = sorted({plan.game_number for plan in plans})
-        for done, game_number in enumerate(games):
-            # Atomas: every bot plays this seed, one game each.
-            group = [plan for plan in plans if plan.game_number == game_number]
-            first = len(records)
-            played = [await self._play(run, spec, settings, plan, names, load_errors, first + i, hard)
-                      for i, plan in enumerate(group)]
-            records.extend(played)
-            _post({"type": "progress", "run": run, "done": done + 1, "total": len(games)})
+        seeds = plans[-1].game_number + 1
+        for index, plan in enumerate(plans):  # Atomas: each bot plays each seed in turn
+            records.append(await self._play(run, spec, settings, plan, names, load_errors, index, hard))
+            if index + 1 == len(plans) or plans[index + 1].game_number != plan.game_number:
+                _post({"type": "progress", "run": run, "done": plan.game_number + 1, "total": seeds})
         document = series_document(spec, names, records)
         _post({"type": "done", "run": run, "series": document["summary"],
                "timing": [_percentiles(times) for times in self.turn_ms],
