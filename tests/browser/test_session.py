@@ -74,3 +74,26 @@ def test_stop_a_long_series(arena):
     # The page can run again after a stop.
     arena.setup(games=1)
     arena.run()
+
+
+def test_share_link_carries_settings_and_bots_and_a_broken_one_is_refused(open_arena, site_url,
+                                                                         arena_context):
+    author = open_arena(site_url)
+    author.setup(game="atomas", seed=777, games=4)
+    author.set_bot(1, "def move(view):\n    return 0  # shared\n", name="sharer")
+    author.button("Share link").click()
+    link = author.page.get_by_label("Share link URL", exact=True).input_value()
+    assert "#" in link and link.startswith(site_url.rstrip("/"))
+
+    # A visitor with nothing saved opens the link: the same game, settings, names and code.
+    visitor = open_arena(link)
+    expect(visitor.label("Game")).to_have_value("atomas")
+    expect(visitor.label("Seed")).to_have_value("777")
+    expect(visitor.label("Games")).to_have_value("4")
+    expect(visitor.label("Bot 1 name")).to_have_value("sharer")
+    assert visitor.page.evaluate("window.kothArena.getCode(0)").endswith("return 0  # shared\n")
+
+    # A damaged link: a clear message, and what the visitor had stays as it was.
+    broken = open_arena(site_url.rstrip("/") + "/#not-a-valid-share-link")
+    expect(broken.status).to_contain_text("Could not apply the shared link")
+    expect(broken.label("Seed")).to_have_value("777")  # this context's saved settings
