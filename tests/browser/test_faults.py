@@ -125,7 +125,16 @@ def forge_from_worker_global():
     g.postMessage(g.JSON.parse('{"type": "done", "run": 1, "series": {}}'))
     g.localStorage.setItem("koth-arena:hacked", "6")
 
+def worker_storage():
+    # Cache Storage holds the page's Python snapshot; the Worker has lost it (and IndexedDB).
+    g = worker_global()
+    g.caches.open("koth-arena-python")
+
+def worker_database():
+    worker_global().indexedDB.open("koth-arena")
+
 for label, fn in [("import js", with_js), ("forge reply", forge),
+                  ("cache storage", worker_storage), ("indexedDB", worker_database),
                   ("import pyodide_js", with_pyodide_js), ("run_js", run_js),
                   ("sys.modules", via_modules), ("worker global", forge_from_worker_global)]:
     attempt(label, fn)
