@@ -484,3 +484,25 @@ def test_flood_of_output_is_cut_and_the_answer_survives():
     assert result.error is None
     assert "characters cut" in result.stdout
     assert len(result.stdout) < 30_000
+
+
+COUNTING = (
+    "calls = 0\n"
+    "def move(view):\n"
+    "    global calls\n"
+    "    calls += 1\n"
+    "    print('call', calls)\n"
+    "    return '0 n' if view.atom == '-' else 0\n"
+)
+
+
+@pytest.mark.parametrize("kind", [InProcessBot, HostedBot])
+def test_function_bot_module_state_lasts_one_game(kind):
+    """Module-level state carries from move to move, and starts afresh with each game."""
+    document, events, _ = run(ATOMAS, [kind("counter", COUNTING)], games=3, time_limit_ms=FAST,
+                              max_moves=40)
+    printed = texts(events, "stdout").split()
+    counts = [int(n) for word, n in zip(printed[::2], printed[1::2], strict=True) if word == "call"]
+    moves = [len(r["turns"]) for r in document["records"]]
+    assert counts == [n for game in moves for n in range(1, game + 1)]
+    assert counts.count(1) == 3
