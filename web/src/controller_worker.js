@@ -171,35 +171,35 @@ class Slot {
     this.loadJson = null;
   }
 
-  // The bot to ask now, without waiting: null when a spare must first start.
+  // The bot to ask now, without waiting (sync mode): null when the message modes, or a
+  // spare still starting, need the asynchronous path (worker()).
   botNow() {
     if (this.bot && !this.bot.dead) return this.bot;
-    const spare = takeWarmNow();
-    if (!spare) return null;
-    this.bot = spare;
-    if (this.loadJson && spare.mode === "sync") {
-      const id = --internalId;
-      spare.post(id, withId(this.loadJson, id));
-      spare.awaitReply(id, performance.now() + LOAD_LIMIT_MS);
-    } else if (this.loadJson) {
-      return null; // the message modes reload through worker()
-    }
-    return spare;
+    const spare = warm.find((bot) => bot.isReady && !bot.dead);
+    if (!spare || spare.mode !== "sync") return null;
+    this.bot = takeWarmNow();
+    this.reloadSync();
+    return this.bot;
   }
 
   async worker() {
     if (this.bot && !this.bot.dead) return this.bot;
     this.bot = await takeWarm();
-    if (this.loadJson) {
+    if (this.bot.mode === "sync") {
+      this.reloadSync();
+    } else if (this.loadJson) {
       const id = --internalId;
-      if (this.bot.mode === "sync") {
-        this.bot.post(id, withId(this.loadJson, id));
-        this.bot.awaitReply(id, performance.now() + LOAD_LIMIT_MS);
-      } else {
-        await this.bot.request(id, withId(this.loadJson, id));
-      }
+      await this.bot.request(id, withId(this.loadJson, id));
     }
     return this.bot;
+  }
+
+  // A replacement Worker gets the bot's code before it is asked anything.
+  reloadSync() {
+    if (!this.loadJson) return;
+    const id = --internalId;
+    this.bot.post(id, withId(this.loadJson, id));
+    this.bot.awaitReply(id, performance.now() + LOAD_LIMIT_MS);
   }
 }
 
