@@ -640,6 +640,7 @@ window.kothArena = {
   openReplayText,
   get ready() { return ready; },
   get run() { return run ? run.id : null; },
+  get runsStarted() { return runCounter; },
   get lastTiming() { return lastTiming; },
   get poolReady() { return poolReady; },
 };
