@@ -54,3 +54,16 @@ def test_readme_command_bots_play_without_faults(tmp_path: Path, game: str) -> N
     script.chmod(0o755)
     result = _play(tmp_path, game.lower(), f"cmd:{script}")
     assert [g["faults"][0] for g in result["games"]] == [0, 0]
+
+
+@pytest.mark.parametrize("game", ["atomas", "flit"])
+def test_rules_page_bots_play_without_faults(tmp_path: Path, game: str) -> None:
+    """The bot on each game's page for bot authors (docs/rules/) is real too."""
+    page = README.parent / "docs" / "rules" / f"{game}.md"
+    blocks = re.findall(r"```python\n(.*?)```", page.read_text(encoding="utf-8"), re.S)
+    assert blocks, f"{page} shows a bot"
+    for number, code in enumerate(blocks):
+        path = tmp_path / f"bot{number}.py"
+        path.write_text(code, encoding="utf-8")
+        result = _play(tmp_path, game, str(path))
+        assert [g["faults"][0] for g in result["games"]] == [0, 0], code
