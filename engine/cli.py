@@ -18,8 +18,10 @@ from engine.bots.native import CommandBot, HostedBot, InProcessBot
 from engine.examples import example_source
 from engine.games import GAMES, get_game
 from engine.match import BotEvent, run_series
+from engine.replay import MAX_DOCUMENT_CHARS, ReplayError, verify_document
 
 EXIT_USAGE = 2
+EXIT_REFUSED = 1  # `replay`: the file does not verify
 
 
 class UsageError(Exception):
@@ -28,7 +30,7 @@ class UsageError(Exception):
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
-        sys.stderr.write(f"error: {message} (see python -m engine match --help)\n")
+        sys.stderr.write(f"error: {message} (see {self.prog} --help)\n")
         sys.exit(EXIT_USAGE)
 
 
@@ -48,7 +50,18 @@ def build_parser() -> argparse.ArgumentParser:
     match.add_argument("--replay", type=Path, metavar="FILE", help="write the replay (JSON) here")
     match.add_argument("--json", action="store_true", help="print one JSON object")
     match.add_argument("--log", action="store_true", help="print the bots' output and faults")
+    _add_replay_command(commands)
     return parser
+
+
+def _add_replay_command(commands) -> None:
+    replay = commands.add_parser(
+        "replay", help="verify a replay file and print its summary",
+        description="Re-run every record of a replay file through the rules and recompute its "
+                    "summary. Exit code 0: verified; 1: the file disagrees with the rules (the first "
+                    "difference is printed); 2: bad arguments or an unreadable file.")
+    replay.add_argument("file", type=Path, metavar="FILE", help="a replay written by --replay or the page")
+    replay.add_argument("--json", action="store_true", help="print one JSON object")
 
 
 def _int_at_least(minimum: int, wording: str):
@@ -178,9 +191,10 @@ def _stderr_console():
     return Console(stderr=True)
 
 
-def _print_table(spec, settings, names: list[str], seed: int, summary: dict) -> None:
+def _print_table(spec, settings, names: list[str], seed: int, summary: dict,
+                 title: str | None = None) -> None:
     games = summary["games"]
-    title = f"{spec.title}: {len(games)} game(s) from seed {seed}"
+    title = title or f"{spec.title}: {len(games)} game(s) from seed {seed}"
     faults = [sum(g["faults"][i] for g in games) for i in range(len(names))]
     rows = [(name, str(summary["wins"][i]), f"{summary['mean_scores'][i]:g}", str(faults[i]))
             for i, name in enumerate(names)]
@@ -206,4 +220,33 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.command == "match":
         return run_match(args)
+    if args.command == "replay":
+        return run_replay(args)
     return EXIT_USAGE
+
+
+def run_replay(args: argparse.Namespace) -> int:
+    """``python -m engine replay FILE``: verify the file, print its summary or the first difference."""
+    try:
+        with args.file.open(encoding="utf-8") as handle:
+            text = handle.read(MAX_DOCUMENT_CHARS + 1)
+    except OSError as exc:
+        sys.stderr.write(f"error: cannot read {args.file}: {exc.strerror or exc}\n")
+        return EXIT_USAGE
+    except UnicodeDecodeError as exc:
+        sys.stderr.write(f"refused: {args.file} is not UTF-8 text ({exc.reason} at byte {exc.start})\n")
+        return EXIT_REFUSED
+    try:
+        document = verify_document(text)
+    except ReplayError as exc:
+        sys.stderr.write(f"refused: {exc}\n")
+        return EXIT_REFUSED
+    spec = get_game(document["game"])
+    summary = document["summary"]
+    if args.json:
+        print(json.dumps({"verified": True, "game": spec.name, "bots": document["bots"],
+                          "records": len(document["records"]), **summary}))
+    else:
+        title = f"{spec.title}: {len(summary['games'])} game(s) verified ({len(document['records'])} records)"
+        _print_table(spec, None, document["bots"], 0, summary, title)
+    return 0

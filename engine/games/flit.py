@@ -17,6 +17,7 @@ from engine.outcome import Outcome, unique_winner
 EMPTY = 0
 NEUTRAL = 5
 NEUTRAL_CHANCE = 16  # a neutral lands with probability 1/16 on an available square
+MAX_SIZE = 256  # 8x the full preset's side; a bound for settings read from files
 TERMINAL = -1
 
 Move = tuple[int, int, int, int]  # x0 y0 x1 y1; the same square twice is a pass
@@ -33,8 +34,8 @@ class FlitSettings:
     def __post_init__(self) -> None:
         if not 2 <= self.players <= 4:
             raise ValueError(f"Flit needs 2 to 4 bots, got {self.players}")
-        if self.size < 4:
-            raise ValueError(f"the board must be at least 4x4, got {self.size}")
+        if not 4 <= self.size <= MAX_SIZE:
+            raise ValueError(f"the board must be 4x4 to {MAX_SIZE}x{MAX_SIZE}, got {self.size}")
         # Each start piece makes at most 5 squares unavailable (itself and its 4
         # neighbours), so 2k pieces always find a square when size^2 > 5 (2k - 1).
         if self.size * self.size <= 5 * (2 * self.players - 1):
