@@ -17,6 +17,7 @@ from typing import Any
 
 from engine.errors import AnswerError
 from engine.games import GameSpec, get_game
+from engine.games.randomness import check_secret
 from engine.outcome import FaultKind
 from engine.series import summarize
 from engine.session import MAX_ANSWER_CHARS, SCHEMA_VERSION
@@ -29,8 +30,8 @@ MAX_TOTAL_TURNS = 2_000_000
 MAX_NAME_CHARS = 200
 MAX_TEXT_CHARS = 1_000_000  # a fault message
 
-RECORD_KEYS = {"schema_version", "kind", "game", "settings", "seed", "bots", "bot_index", "start",
-               "start_faults", "turns", "result"}
+RECORD_KEYS = {"schema_version", "kind", "game", "settings", "seed", "secret", "bots", "bot_index",
+               "start", "start_faults", "turns", "result"}
 FAULT_KINDS = {kind.value for kind in FaultKind}
 # Faults that count toward freezing a bot; "invalid" counts only where the game says so.
 COUNTED_FAULTS = {FaultKind.ERROR.value, FaultKind.TIMEOUT.value}
@@ -70,8 +71,11 @@ def load_document(text: str) -> dict:
                           f"(this version reads {SCHEMA_VERSION})")
     kind = document.get("kind")
     if kind == "game":
-        return {"schema_version": SCHEMA_VERSION, "kind": "series", "game": document.get("game"),
-                "bots": document.get("bots"), "records": [document]}
+        wrapper = {"schema_version": SCHEMA_VERSION, "kind": "series", "game": document.get("game"),
+                   "bots": document.get("bots"), "records": [document]}
+        if "secret" in document:
+            wrapper["secret"] = document["secret"]
+        return wrapper
     if kind != "series":
         raise ReplayError(f"unknown kind {_show(kind)}: expected 'series' or 'game'")
     if not isinstance(document.get("records"), list):
@@ -94,6 +98,7 @@ def verify_document(text: str) -> dict:
     document = load_document(text)
     spec = _document_game(document.get("game"))
     bots = _document_bots(spec, document.get("bots"))
+    secret = _secret(document)
     records = document["records"]
     if not records:
         raise ReplayError("the file holds no games")
@@ -109,6 +114,8 @@ def verify_document(text: str) -> dict:
     played: set[tuple[Any, int]] = set()
     for number, record in enumerate(records, 1):
         try:
+            if secret is not None and record.get("secret") != secret:
+                raise ReplayError("the record's secret is not the file's")
             _check_against_header(record, spec, bots, played)
             replay_record(record)
         except ReplayError as exc:
@@ -119,8 +126,22 @@ def verify_document(text: str) -> dict:
         difference = _difference(document["summary"], summary, "")
         if difference:
             raise ReplayError(f"summary differs: {difference}")
-    return {"schema_version": SCHEMA_VERSION, "kind": "series", "game": spec.name, "bots": bots,
-            "records": records, "summary": summary}
+    verified = {"schema_version": SCHEMA_VERSION, "kind": "series", "game": spec.name}
+    if secret is not None:
+        verified["secret"] = secret
+    verified.update(bots=bots, records=records, summary=summary)
+    return verified
+
+
+def _secret(holder: dict) -> str | None:
+    """The secret of a file or a record (None: a record from before secrets)."""
+    secret = holder.get("secret")
+    if secret is None:
+        return None
+    try:
+        return check_secret(secret)
+    except ValueError as exc:
+        raise ReplayError(f"bad secret {_show(secret)}: {exc}") from None
 
 
 def _document_game(name: object) -> GameSpec:
@@ -199,8 +220,9 @@ def _replay(record: dict) -> Any:
         raise ReplayError("turns is not a list")
     if len(turns) > limit:
         raise ReplayError(f"{len(turns)} turns, more than the settings allow ({limit})")
+    secret = _secret(record)
     try:
-        state = spec.new_game(settings, seed, 1 if spec.side_by_side else seats)
+        state = spec.new_game(settings, seed, 1 if spec.side_by_side else seats, secret=secret)
     except ValueError as exc:
         raise ReplayError(f"bad record header: {exc}") from None
     if state.settings.to_json() != record["settings"]:
