@@ -71,8 +71,13 @@ def load_document(text: str) -> dict:
                           f"(this version reads {SCHEMA_VERSION})")
     kind = document.get("kind")
     if kind == "game":
+        # A game on its own is a series of one game whose bots are its seats (a record taken
+        # from a series may have had its seats rotated: that mapping no longer applies).
+        bots = document.get("bots")
+        if isinstance(bots, list):
+            document = {**document, "bot_index": list(range(len(bots)))}
         wrapper = {"schema_version": SCHEMA_VERSION, "kind": "series", "game": document.get("game"),
-                   "bots": document.get("bots"), "records": [document]}
+                   "bots": bots, "records": [document]}
         if "secret" in document:
             wrapper["secret"] = document["secret"]
         return wrapper
