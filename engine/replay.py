@@ -33,6 +33,7 @@ MAX_TEXT_CHARS = 1_000_000  # a fault message
 RECORD_KEYS = {"schema_version", "kind", "game", "settings", "seed", "secret", "bots", "bot_index",
                "start", "start_faults", "turns", "result"}
 FAULT_KINDS = {kind.value for kind in FaultKind}
+FROZEN, INVALID, TIMEOUT = FaultKind.FROZEN.value, FaultKind.INVALID.value, FaultKind.TIMEOUT.value
 # Faults that count toward freezing a bot; "invalid" counts only where the game says so.
 COUNTED_FAULTS = {FaultKind.ERROR.value, FaultKind.TIMEOUT.value}
 
@@ -282,11 +283,11 @@ def _replay_turn(state: Any, wire: Any, turn: object, frozen: list[bool], may_fr
     if answer is not None and (not isinstance(answer, str) or len(answer) > MAX_ANSWER_CHARS):
         raise ReplayError(f"the answer {_show(answer)} is not text of at most {MAX_ANSWER_CHARS} characters")
     kind = _fault_kind(fault)
-    if kind == FaultKind.FROZEN.value and answer is not None:
+    if kind == FROZEN and answer is not None:
         raise ReplayError("a frozen bot is not asked, so it has no answer")
-    if frozen[seat] and kind != FaultKind.FROZEN.value:
+    if frozen[seat] and kind != FROZEN:
         raise ReplayError(f"seat {seat} played after it was frozen")
-    if kind == FaultKind.FROZEN.value and not frozen[seat]:
+    if kind == FROZEN and not frozen[seat]:
         if not may_freeze[seat]:
             raise ReplayError(f"seat {seat} is marked frozen but never faulted enough to be frozen")
         freeze(seat)
@@ -299,7 +300,7 @@ def _replay_turn(state: Any, wire: Any, turn: object, frozen: list[bool], may_fr
         except AttributeError:
             raise ReplayError("a turn without a fault needs an answer") from None
     else:
-        if kind == FaultKind.INVALID.value and answer is not None and _is_legal(wire, state, answer):
+        if kind == INVALID and answer is not None and _is_legal(wire, state, answer):
             raise ReplayError(f"the answer {_show(answer)} is recorded as invalid but is a legal move")
         action = state.default_action()
     try:
@@ -311,11 +312,11 @@ def _replay_turn(state: Any, wire: Any, turn: object, frozen: list[bool], may_fr
     difference = _difference(turn, expected, "")
     if difference:
         raise ReplayError(f"recorded {difference}")
-    if kind == FaultKind.FROZEN.value:
+    if kind == FROZEN:
         return
-    counted = kind in COUNTED_FAULTS or (kind == FaultKind.INVALID.value and state.invalid_is_fault)
+    counted = kind in COUNTED_FAULTS or (kind == INVALID and state.invalid_is_fault)
     consecutive[seat] = consecutive[seat] + 1 if counted else 0
-    may_freeze[seat] = kind == FaultKind.TIMEOUT.value
+    may_freeze[seat] = kind == TIMEOUT
     if consecutive[seat] >= state.fault_limit:
         freeze(seat)
 
@@ -360,6 +361,21 @@ def _difference(found: object, expected: object, path: str) -> str | None:
 
     Strict about types (``true`` is not ``1``), except that JSON numbers compare by value.
     """
+    if _identical(found, expected):  # the common case, at C speed
+        return None
+    return _first_difference(found, expected, path)
+
+
+def _identical(found: object, expected: object) -> bool:
+    # Python's == takes True for 1 and 1.0 for 1; repr does not (nor does it for key order,
+    # which only sends a value with its keys in another order down the slow path).
+    try:
+        return found == expected and repr(found) == repr(expected)
+    except RecursionError:
+        return False
+
+
+def _first_difference(found: object, expected: object, path: str) -> str | None:
     if isinstance(expected, dict):
         if not isinstance(found, dict):
             return _mismatch(found, expected, path)
@@ -369,7 +385,7 @@ def _difference(found: object, expected: object, path: str) -> str | None:
         for key, value in expected.items():
             if key not in found:
                 return f"{_join(path, key)} is missing"
-            difference = _difference(found[key], value, _join(path, key))
+            difference = _first_difference(found[key], value, _join(path, key))
             if difference:
                 return difference
         return None
@@ -379,7 +395,7 @@ def _difference(found: object, expected: object, path: str) -> str | None:
         if len(found) != len(expected):
             return f"{path or 'the list'} has {len(found)} entries in the file, {len(expected)} by the rules"
         for i, (a, b) in enumerate(zip(found, expected, strict=True)):
-            difference = _difference(a, b, f"{path}[{i}]")
+            difference = _first_difference(a, b, f"{path}[{i}]")
             if difference:
                 return difference
         return None

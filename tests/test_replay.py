@@ -527,3 +527,13 @@ def test_cli_replay_usage_errors_exit_2(tmp_path):
     assert done.returncode == 2 and done.stderr.startswith("error: cannot read")
     done = replay_cli()
     assert done.returncode == 2 and "python -m engine replay --help" in done.stderr
+
+
+def test_keys_in_another_order_still_verify(flit_document):
+    """A file written by another tool may order its keys differently: that is no difference."""
+    shuffled = copy.deepcopy(flit_document)
+    for record in shuffled["records"]:
+        record["turns"] = [dict(reversed(list(turn.items()))) for turn in record["turns"]]
+        record["result"] = dict(reversed(list(record["result"].items())))
+    shuffled["summary"] = dict(reversed(list(shuffled["summary"].items())))
+    assert verify_document(json.dumps(shuffled))["summary"] == flit_document["summary"]
