@@ -199,7 +199,8 @@ def replay_record(record: dict) -> Any:
         return _replay(record)
     except ReplayError:
         raise
-    except (KeyError, TypeError, IndexError, AttributeError, ValueError, RecursionError) as exc:
+    except (KeyError, TypeError, IndexError, AttributeError, ValueError, ArithmeticError,
+            RecursionError) as exc:
         raise ReplayError(f"malformed record: {type(exc).__name__}: {exc}") from None
 
 

@@ -81,18 +81,19 @@ def move(view):
 '''
 
 
-def atomas_series(seed, games=1, max_moves=400, bots=(("lookahead", ATOMAS_LOOKAHEAD),)):
+def atomas_series(seed, games=1, max_moves=400, bots=(("lookahead", ATOMAS_LOOKAHEAD),), secret=None):
     spec = get_game("atomas")
     settings = spec.settings(max_moves=max_moves, time_limit_ms=10_000)
-    return run_series(spec, settings, [InProcessBot(n, s) for n, s in bots], seed, games).document
+    bots = [InProcessBot(n, s) for n, s in bots]
+    return run_series(spec, settings, bots, seed, games, secret=secret).document
 
 
-def flit_series(seed, games=1, max_turns=300, players=2):
+def flit_series(seed, games=1, max_turns=300, players=2, secret=None):
     spec = get_game("flit")
     sources = [("stride", FLIT_STRIDE), ("hunter", FLIT_NEUTRAL_HUNTER)] * 2
     settings = spec.settings(max_turns=max_turns, players=players, time_limit_ms=10_000)
     bots = [InProcessBot(n, s) for n, s in sources[:players]]
-    return run_series(spec, settings, bots, seed, games).document
+    return run_series(spec, settings, bots, seed, games, secret=secret).document
 
 
 def flit_board(record):
@@ -456,7 +457,8 @@ def test_a_legal_answer_recorded_as_invalid_is_refused(flit_document):
     assert "recorded as invalid but is a legal move" in refusal(forged)
 
 
-JUNK = ["x", "constructor", None, True, -1, 1.5, 10**30, [], {}, [[["deep"]]], {"kind": "frozen"}]
+JUNK = ["x", "constructor", "+", "-", None, True, -1, 1.5, 10**30, 10**4000, float("nan"), float("inf"),
+        [], {}, [[["deep"]]], {"kind": "frozen"}]
 
 
 def _paths(value, path=()):
@@ -470,7 +472,8 @@ def _paths(value, path=()):
 
 
 def test_junk_anywhere_is_a_replay_error_never_a_crash():
-    documents = [atomas_series(2, max_moves=12), flit_series(2, max_turns=12)]
+    documents = [atomas_series(2, max_moves=12), flit_series(2, max_turns=12),
+                 flit_series(3, max_turns=12, secret="junk test")]
     tried = refused = 0
     for document in documents:
         for path in list(_paths(document))[1:]:
