@@ -25,7 +25,7 @@ import json
 from engine.bots.native import InProcessBot
 from engine.games import get_game
 from engine.match import run_series
-from engine.replay import replay_record
+from engine.replay import ReplayError, replay_record, verify_document
 
 def series(game, seed, games, overrides, bots, secret=None):
     spec = get_game(game)
@@ -36,8 +36,17 @@ def series(game, seed, games, overrides, bots, secret=None):
 args = json.loads(ARGS)
 documents = [series(**job) for job in args["jobs"]]
 replayed = [replay_record(record).to_json() for record in args["golden"]]
+verified = [verify_document(json.dumps(d))["summary"] for d in documents]
+bombs = []
+for text in ["[" * 100_000, '{"a": ' * 50_000 + "1" + "}" * 50_000]:
+    try:
+        verify_document(text)
+        bombs.append("accepted")
+    except ReplayError as exc:
+        bombs.append(str(exc))
 import sys
-json.dumps({"documents": documents, "replayed": replayed, "platform": sys.platform})
+out = {"documents": documents, "replayed": replayed, "verified": verified, "bombs": bombs}
+json.dumps({**out, "platform": sys.platform})
 '''
 
 
@@ -99,6 +108,15 @@ def test_same_seed_same_games_in_pyodide_and_cpython(both) -> None:
         assert native["summary"] == browser["summary"]
         assert native.get("secret") == browser.get("secret")
     assert cpython["documents"][2]["records"][0]["start"] != cpython["documents"][0]["records"][0]["start"]
+
+
+def test_replay_files_verify_in_pyodide_and_nesting_bombs_are_refused(both) -> None:
+    """The page's controller runs verify_document under Pyodide, where deep JSON nesting once
+    ended the runtime: it is refused before parsing, the same way in both runtimes."""
+    cpython, pyodide = both
+    assert pyodide["verified"] == cpython["verified"] == [d["summary"] for d in cpython["documents"]]
+    assert pyodide["bombs"] == cpython["bombs"]
+    assert all("nests" in message for message in pyodide["bombs"]), pyodide["bombs"]
 
 
 def test_golden_records_replay_identically_in_pyodide(both) -> None:
