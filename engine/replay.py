@@ -232,6 +232,8 @@ def _replay(record: dict) -> Any:
         state = spec.new_game(settings, seed, 1 if spec.side_by_side else seats, secret=secret)
     except ValueError as exc:
         raise ReplayError(f"bad record header: {exc}") from None
+    if seats != state.num_players:
+        raise ReplayError(f"{len(names)} bots in a game of {state.num_players}")
     if state.settings.to_json() != record["settings"]:
         raise ReplayError(f"the settings {record['settings']} do not fit the record's bots")
     wire = spec.wire

@@ -421,7 +421,7 @@ def test_oversized_and_deeply_nested_files_are_refused():
     verify_document(json.dumps(json.loads((GOLDEN / "atomas_seed1_lookahead.json").read_text())))
 
 
-def test_records_must_agree_with_the_header(flit_document):
+def test_records_must_agree_with_the_header(flit_document, atomas_document):
     cases = {
         "bot_index": lambda d: d["records"][0].__setitem__("bot_index", [0, 5]),
         "names": lambda d: d["records"][0]["bots"].reverse(),
@@ -429,6 +429,10 @@ def test_records_must_agree_with_the_header(flit_document):
         "bots": lambda d: d.__setitem__("bots", ["stride", "other"]),
         "seed twice": lambda d: d["records"][1].__setitem__("seed", d["records"][0]["seed"]),
     }
+    atomas_two_seats = copy.deepcopy(atomas_document)
+    atomas_two_seats["records"][0].update(bots=["lookahead", "sometimes"], bot_index=[0, 1],
+                                          start_faults=[0, 0])
+    assert "2 bots in a game of 1" in refusal(atomas_two_seats)
     for name, change in cases.items():
         forged = copy.deepcopy(flit_document)
         change(forged)
@@ -457,8 +461,9 @@ def test_a_legal_answer_recorded_as_invalid_is_refused(flit_document):
     assert "recorded as invalid but is a legal move" in refusal(forged)
 
 
-JUNK = ["x", "constructor", "+", "-", None, True, -1, 1.5, 10**30, 10**4000, float("nan"), float("inf"),
-        [], {}, [[["deep"]]], {"kind": "frozen"}]
+_DELETE, _DUPLICATE = object(), object()  # structural changes: a field removed, a list doubled
+JUNK = [_DELETE, _DUPLICATE, "x", "constructor", "+", "-", None, True, -1, 1.5, 10**30, 10**4000,
+        float("nan"), float("inf"), [], {}, [[["deep"]]], {"kind": "frozen"}]
 
 
 def _paths(value, path=()):
@@ -482,7 +487,13 @@ def test_junk_anywhere_is_a_replay_error_never_a_crash():
                 target = forged
                 for key in path[:-1]:
                     target = target[key]
-                target[path[-1]] = junk
+                if junk is _DELETE:
+                    del target[path[-1]]
+                elif junk is _DUPLICATE:
+                    value = target[path[-1]]
+                    target[path[-1]] = value + value if isinstance(value, list) else [value, value]
+                else:
+                    target[path[-1]] = junk
                 tried += 1
                 try:
                     verified = verify_document(json.dumps(forged))
