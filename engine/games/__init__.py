@@ -21,7 +21,7 @@ class GameSpec:
     title: str
     presets: dict[str, Any]
     default_preset: str
-    new_game: Callable[..., Any]
+    new_game: Callable[..., Any]  # (settings, seed, players, secret=None) -> a new state
     wire: ModuleType
     min_bots: int
     max_bots: int
