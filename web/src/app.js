@@ -747,7 +747,8 @@ function onStatus(m) {
     }
   } else {
     if (!run) {
-      setStatus(m.message || "Loading Python…");
+      const waiting = replayCheck ? ` ${replayCheck.name} is checked by the engine as soon as Python is ready…` : "";
+      setStatus((m.message || "Loading Python…") + waiting);
       setProgress(p, "Loading progress");
     }
   }
