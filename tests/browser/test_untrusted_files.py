@@ -268,14 +268,16 @@ def test_a_share_link_keeps_the_visitors_bots_and_restore_brings_them_back(open_
     visitor.button("Restore my previous bots").click()
     assert page.evaluate("window.kothArena.getCode(0)") == OWN
     expect(visitor.label("Bot 1 name")).to_have_value("mine")
-    expect(notice).to_contain_text("Your previous bots are back")
+    expect(page.locator("#notice-text")).to_have_text(
+        "Your previous bots are back. The shared link's bots are kept.")
     page.reload()
     visitor.wait_ready()
     assert page.evaluate("window.kothArena.getCode(0)") == OWN
-    # The link's bots are kept in turn: one click brings them back too.
-    expect(page.get_by_role("region", name="Notice")).to_be_visible()
-    visitor.button("Restore my previous bots").click()
+    # The link's bots are kept in turn, across the reload: one click brings them back too.
+    expect(page.get_by_role("region", name="Notice")).to_contain_text("The shared link's bots are kept.")
+    visitor.button("Use the shared bots").click()
     assert page.evaluate("window.kothArena.getCode(0)") == SHARED
+    assert json.loads(visitor.storage()["koth-arena:bots:atomas"])[0]["code"] == SHARED
 
 
 def test_a_share_link_out_of_bounds_is_refused_and_changes_nothing(open_arena, site_url):
@@ -342,6 +344,7 @@ def test_two_tabs_keep_each_others_code(open_arena, site_url):
     second.button("Use the other tab's version").click()
     for tab in (first, second):
         tab.page.wait_for_function("window.kothArena.getCode(1).includes('# A')")
-    second.button("Use the other tab's version").click()
+    expect(notice).to_contain_text("This tab's earlier version is kept.")
+    second.button("Use this tab's version again").click()
     for tab in (first, second):
         tab.page.wait_for_function("window.kothArena.getCode(1).includes('# B')")

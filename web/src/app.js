@@ -123,12 +123,23 @@ function retrySaving() {
 }
 
 // ---- bots kept aside: a shared link (or another tab) never silently replaces stored code --
-// One copy per game, in localStorage: {bots, reason: "link"|"tab"}. Restore swaps it with
-// the bots on show, so the other version is kept in turn and nothing is ever lost.
+// One copy per game, in localStorage: {bots, reason}. Restoring swaps it with the bots on
+// show, which are kept in turn (under the opposite reason), so nothing is ever lost.
+const KEPT = {
+  link: { text: "The bots you had before opening a shared link are kept.", button: "Restore my previous bots",
+    back: "Your previous bots are back.", swap: "shared" },
+  shared: { text: "The shared link's bots are kept.", button: "Use the shared bots",
+    back: "The shared bots are back.", swap: "link" },
+  tab: { text: "The version another tab saved at the same time is kept.", button: "Use the other tab's version",
+    back: "Now showing the other tab's version.", swap: "own" },
+  own: { text: "This tab's earlier version is kept.", button: "Use this tab's version again",
+    back: "This tab's version is back.", swap: "tab" },
+};
+
 function keptBots(game) {
   const kept = store.load(`previous-bots:${game}`, null);
   if (!kept || !Array.isArray(kept.bots)) return null;
-  return { bots: normaliseBots(kept.bots), reason: kept.reason === "tab" ? "tab" : "link" };
+  return { bots: normaliseBots(kept.bots), reason: Object.hasOwn(KEPT, kept.reason) ? kept.reason : "link" };
 }
 
 function keepBots(game, bots, reason) {
@@ -146,16 +157,10 @@ function showNotice(lead = noticeLead) {
   const kept = keptBots(settings.game);
   const parts = [];
   if (lead) parts.push(lead);
-  if (kept) {
-    parts.push(kept.reason === "tab"
-      ? "The version another tab saved at the same time is kept."
-      : "The bots you had before opening a shared link are kept.");
-  }
+  if (kept) parts.push(KEPT[kept.reason].text);
   els.noticeText.textContent = parts.join(" ");
   els.noticeRestore.hidden = els.noticeDiscard.hidden = !kept;
-  if (kept) {
-    els.noticeRestore.textContent = kept.reason === "tab" ? "Use the other tab's version" : "Restore my previous bots";
-  }
+  if (kept) els.noticeRestore.textContent = KEPT[kept.reason].button;
   els.notice.hidden = !parts.length;
 }
 
@@ -166,11 +171,10 @@ function restoreKeptBots() {
   saver.flush();
   const shown = botsByGame[g].map((b) => ({ ...b }));
   botsByGame[g] = kept.bots;
-  keepBots(g, shown, kept.reason);
+  keepBots(g, shown, KEPT[kept.reason].swap);
   store.save(`bots:${g}`, botsByGame[g]);
   showBots();
-  showNotice(kept.reason === "tab" ? "Now showing the other tab's version."
-    : "Your previous bots are back; the bots you had on show are kept instead.");
+  showNotice(KEPT[kept.reason].back);
   els.noticeRestore.focus();
 }
 
