@@ -265,6 +265,16 @@ def test_a_share_link_keeps_the_visitors_bots_and_restore_brings_them_back(open_
     kept = json.loads(visitor.storage()["koth-arena:previous-bots:atomas"])
     assert kept["bots"][0] == {"name": "mine", "code": OWN}
 
+    # A second link over the first one's unedited bots: the visitor's own stay kept.
+    page.close()
+    visitor = open_arena(share_link(site_url, {"game": "atomas", "seed": 6},
+                                    [{"name": "another", "code": SHARED + "# 2\n"}]))
+    page = visitor.page
+    assert page.evaluate("window.kothArena.getCode(0)") == SHARED + "# 2\n"
+    kept = json.loads(visitor.storage()["koth-arena:previous-bots:atomas"])
+    assert kept["bots"][0] == {"name": "mine", "code": OWN}
+    notice = page.get_by_role("region", name="Notice")
+
     visitor.button("Restore my previous bots").click()
     assert page.evaluate("window.kothArena.getCode(0)") == OWN
     expect(visitor.label("Bot 1 name")).to_have_value("mine")
@@ -276,8 +286,8 @@ def test_a_share_link_keeps_the_visitors_bots_and_restore_brings_them_back(open_
     # The link's bots are kept in turn, across the reload: one click brings them back too.
     expect(page.get_by_role("region", name="Notice")).to_contain_text("The shared link's bots are kept.")
     visitor.button("Use the shared bots").click()
-    assert page.evaluate("window.kothArena.getCode(0)") == SHARED
-    assert json.loads(visitor.storage()["koth-arena:bots:atomas"])[0]["code"] == SHARED
+    assert page.evaluate("window.kothArena.getCode(0)") == SHARED + "# 2\n"
+    assert json.loads(visitor.storage()["koth-arena:bots:atomas"])[0]["code"] == SHARED + "# 2\n"
 
 
 def test_a_share_link_out_of_bounds_is_refused_and_changes_nothing(open_arena, site_url):
