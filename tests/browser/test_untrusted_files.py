@@ -231,6 +231,20 @@ def test_a_file_opened_before_python_is_ready_waits_for_it(arena_context, replay
     assert waiting and (not ready or waiting[0] < ready[0]), texts
 
 
+def test_a_file_opened_during_a_run_waits_for_the_run_to_end(arena, replays):
+    """Checking a file is Python work in the controller Worker: it never delays a match."""
+    arena.setup(game="flit", games=20, seed=1, time_limit_ms=100)
+    arena.start_run()
+    open_file(arena, "later.json", replays["flit"])
+    expect(arena.status).to_contain_text("later.json is checked by the engine when this run ends")
+    expect(arena.status).to_contain_text("of 20 games finished", timeout=60_000)
+    expect(arena.status).to_contain_text("later.json is checked by the engine when this run ends")
+    assert arena.page.locator("#record option").count() >= 1  # still the live run's records
+    arena.button("Stop").click()
+    expect(arena.status).to_contain_text("Opened later.json: Flit, 2 records", timeout=60_000)
+    expect(arena.results_table()).to_contain_text("replay later.json")
+
+
 # ---- share links ---------------------------------------------------------------------------
 def share_link(url: str, settings: dict, bots: list[dict]) -> str:
     import base64

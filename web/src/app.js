@@ -576,18 +576,22 @@ function openReplayText(text, name = "replay") {
 function sendReplayCheck() {
   const c = replayCheck;
   if (!c || c.sent) return;
-  if (!worker || !ready) {
-    setStatus(`${c.name} is checked by the engine as soon as Python is ready…`);
-    return;
-  }
-  if (run) {
-    setStatus(`${c.name} is checked by the engine when this run ends (or press Stop).`);
+  if (!worker || !ready || run) {
+    setStatus(replayWaitNote());
     return;
   }
   c.sent = true;
   setStatus(`Checking ${c.name}: re-running every game through the rules…`);
   setProgress(null, "Checking the replay");
   worker.postMessage({ type: "verify", id: c.id, text: c.text });
+}
+
+// What the status line adds while a file waits for Python or for the run to end.
+function replayWaitNote() {
+  const c = replayCheck;
+  if (!c || c.sent) return "";
+  return !worker || !ready ? `${c.name} is checked by the engine as soon as Python is ready…`
+    : `${c.name} is checked by the engine when this run ends (or press Stop).`;
 }
 
 function onVerified(m) {
@@ -686,7 +690,7 @@ function onMessage(m) {
         if (run.viewing) showResults(run.game, run.names, m.summary, "running");
       }
       setProgress(total ? m.done / total : 0, "Series progress");
-      setStatus(`Running: ${m.done} of ${total} game${total === 1 ? "" : "s"} finished…`);
+      setStatus(`Running: ${m.done} of ${total} game${total === 1 ? "" : "s"} finished… ${replayWaitNote()}`.trim());
       break;
     }
     case "done": {
@@ -751,8 +755,7 @@ function onStatus(m) {
     }
   } else {
     if (!run) {
-      const waiting = replayCheck ? ` ${replayCheck.name} is checked by the engine as soon as Python is ready…` : "";
-      setStatus((m.message || "Loading Python…") + waiting);
+      setStatus(`${m.message || "Loading Python…"} ${replayWaitNote()}`.trim());
       setProgress(p, "Loading progress");
     }
   }
