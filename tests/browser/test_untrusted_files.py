@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
+from test_accessibility import _serious_violations
 
 pytestmark = pytest.mark.browser
 
@@ -276,6 +277,7 @@ def test_a_share_link_keeps_the_visitors_bots_and_restore_brings_them_back(open_
     expect(notice).to_contain_text("The bots you had before opening a shared link are kept.")
     assert page.evaluate("window.kothArena.getCode(0)") == SHARED
     assert page.evaluate("window.kothArena.runsStarted") == 0
+    assert _serious_violations(page) == []
     kept = json.loads(visitor.storage()["koth-arena:previous-bots:atomas"])
     assert kept["bots"][0] == {"name": "mine", "code": OWN}
 
@@ -344,6 +346,7 @@ def test_a_failing_save_shows_a_persistent_warning(arena_context, open_arena, si
     expect(warning).to_be_visible()  # it stays
     with page.expect_download() as download:
         arena.button("Download the bots' code").click()
+    assert _serious_violations(page) == []
     text = Path(download.value.path()).read_text()
     assert "# ---- Bot 1: unsaved (flit) ----" in text and OWN in text
     arena.button("Try saving again").click()
