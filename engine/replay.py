@@ -17,6 +17,7 @@ from typing import Any
 
 from engine.errors import AnswerError
 from engine.games import GameSpec, get_game
+from engine.games.randomness import check_secret
 from engine.outcome import FaultKind
 from engine.series import summarize
 from engine.session import MAX_ANSWER_CHARS, SCHEMA_VERSION
@@ -29,9 +30,10 @@ MAX_TOTAL_TURNS = 2_000_000
 MAX_NAME_CHARS = 200
 MAX_TEXT_CHARS = 1_000_000  # a fault message
 
-RECORD_KEYS = {"schema_version", "kind", "game", "settings", "seed", "bots", "bot_index", "start",
-               "start_faults", "turns", "result"}
+RECORD_KEYS = {"schema_version", "kind", "game", "settings", "seed", "secret", "bots", "bot_index",
+               "start", "start_faults", "turns", "result"}
 FAULT_KINDS = {kind.value for kind in FaultKind}
+FROZEN, INVALID, TIMEOUT = FaultKind.FROZEN.value, FaultKind.INVALID.value, FaultKind.TIMEOUT.value
 # Faults that count toward freezing a bot; "invalid" counts only where the game says so.
 COUNTED_FAULTS = {FaultKind.ERROR.value, FaultKind.TIMEOUT.value}
 
@@ -70,8 +72,16 @@ def load_document(text: str) -> dict:
                           f"(this version reads {SCHEMA_VERSION})")
     kind = document.get("kind")
     if kind == "game":
-        return {"schema_version": SCHEMA_VERSION, "kind": "series", "game": document.get("game"),
-                "bots": document.get("bots"), "records": [document]}
+        # A game on its own is a series of one game whose bots are its seats (a record taken
+        # from a series may have had its seats rotated: that mapping no longer applies).
+        bots = document.get("bots")
+        if isinstance(bots, list):
+            document = {**document, "bot_index": list(range(len(bots)))}
+        wrapper = {"schema_version": SCHEMA_VERSION, "kind": "series", "game": document.get("game"),
+                   "bots": bots, "records": [document]}
+        if "secret" in document:
+            wrapper["secret"] = document["secret"]
+        return wrapper
     if kind != "series":
         raise ReplayError(f"unknown kind {_show(kind)}: expected 'series' or 'game'")
     if not isinstance(document.get("records"), list):
@@ -94,6 +104,7 @@ def verify_document(text: str) -> dict:
     document = load_document(text)
     spec = _document_game(document.get("game"))
     bots = _document_bots(spec, document.get("bots"))
+    secret = _secret(document)
     records = document["records"]
     if not records:
         raise ReplayError("the file holds no games")
@@ -109,6 +120,8 @@ def verify_document(text: str) -> dict:
     played: set[tuple[Any, int]] = set()
     for number, record in enumerate(records, 1):
         try:
+            if secret is not None and record.get("secret") != secret:
+                raise ReplayError("the record's secret is not the file's")
             _check_against_header(record, spec, bots, played)
             replay_record(record)
         except ReplayError as exc:
@@ -119,8 +132,22 @@ def verify_document(text: str) -> dict:
         difference = _difference(document["summary"], summary, "")
         if difference:
             raise ReplayError(f"summary differs: {difference}")
-    return {"schema_version": SCHEMA_VERSION, "kind": "series", "game": spec.name, "bots": bots,
-            "records": records, "summary": summary}
+    verified = {"schema_version": SCHEMA_VERSION, "kind": "series", "game": spec.name}
+    if secret is not None:
+        verified["secret"] = secret
+    verified.update(bots=bots, records=records, summary=summary)
+    return verified
+
+
+def _secret(holder: dict) -> str | None:
+    """The secret of a file or a record (None: a record from before secrets)."""
+    secret = holder.get("secret")
+    if secret is None:
+        return None
+    try:
+        return check_secret(secret)
+    except ValueError as exc:
+        raise ReplayError(f"bad secret {_show(secret)}: {exc}") from None
 
 
 def _document_game(name: object) -> GameSpec:
@@ -172,7 +199,8 @@ def replay_record(record: dict) -> Any:
         return _replay(record)
     except ReplayError:
         raise
-    except (KeyError, TypeError, IndexError, AttributeError, ValueError, RecursionError) as exc:
+    except (KeyError, TypeError, IndexError, AttributeError, ValueError, ArithmeticError,
+            RecursionError) as exc:
         raise ReplayError(f"malformed record: {type(exc).__name__}: {exc}") from None
 
 
@@ -199,10 +227,13 @@ def _replay(record: dict) -> Any:
         raise ReplayError("turns is not a list")
     if len(turns) > limit:
         raise ReplayError(f"{len(turns)} turns, more than the settings allow ({limit})")
+    secret = _secret(record)
     try:
-        state = spec.new_game(settings, seed, 1 if spec.side_by_side else seats)
+        state = spec.new_game(settings, seed, 1 if spec.side_by_side else seats, secret=secret)
     except ValueError as exc:
         raise ReplayError(f"bad record header: {exc}") from None
+    if seats != state.num_players:
+        raise ReplayError(f"{len(names)} bots in a game of {state.num_players}")
     if state.settings.to_json() != record["settings"]:
         raise ReplayError(f"the settings {record['settings']} do not fit the record's bots")
     wire = spec.wire
@@ -255,11 +286,11 @@ def _replay_turn(state: Any, wire: Any, turn: object, frozen: list[bool], may_fr
     if answer is not None and (not isinstance(answer, str) or len(answer) > MAX_ANSWER_CHARS):
         raise ReplayError(f"the answer {_show(answer)} is not text of at most {MAX_ANSWER_CHARS} characters")
     kind = _fault_kind(fault)
-    if kind == FaultKind.FROZEN.value and answer is not None:
+    if kind == FROZEN and answer is not None:
         raise ReplayError("a frozen bot is not asked, so it has no answer")
-    if frozen[seat] and kind != FaultKind.FROZEN.value:
+    if frozen[seat] and kind != FROZEN:
         raise ReplayError(f"seat {seat} played after it was frozen")
-    if kind == FaultKind.FROZEN.value and not frozen[seat]:
+    if kind == FROZEN and not frozen[seat]:
         if not may_freeze[seat]:
             raise ReplayError(f"seat {seat} is marked frozen but never faulted enough to be frozen")
         freeze(seat)
@@ -272,7 +303,7 @@ def _replay_turn(state: Any, wire: Any, turn: object, frozen: list[bool], may_fr
         except AttributeError:
             raise ReplayError("a turn without a fault needs an answer") from None
     else:
-        if kind == FaultKind.INVALID.value and answer is not None and _is_legal(wire, state, answer):
+        if kind == INVALID and answer is not None and _is_legal(wire, state, answer):
             raise ReplayError(f"the answer {_show(answer)} is recorded as invalid but is a legal move")
         action = state.default_action()
     try:
@@ -284,11 +315,11 @@ def _replay_turn(state: Any, wire: Any, turn: object, frozen: list[bool], may_fr
     difference = _difference(turn, expected, "")
     if difference:
         raise ReplayError(f"recorded {difference}")
-    if kind == FaultKind.FROZEN.value:
+    if kind == FROZEN:
         return
-    counted = kind in COUNTED_FAULTS or (kind == FaultKind.INVALID.value and state.invalid_is_fault)
+    counted = kind in COUNTED_FAULTS or (kind == INVALID and state.invalid_is_fault)
     consecutive[seat] = consecutive[seat] + 1 if counted else 0
-    may_freeze[seat] = kind == FaultKind.TIMEOUT.value
+    may_freeze[seat] = kind == TIMEOUT
     if consecutive[seat] >= state.fault_limit:
         freeze(seat)
 
@@ -333,6 +364,21 @@ def _difference(found: object, expected: object, path: str) -> str | None:
 
     Strict about types (``true`` is not ``1``), except that JSON numbers compare by value.
     """
+    if _identical(found, expected):  # the common case, at C speed
+        return None
+    return _first_difference(found, expected, path)
+
+
+def _identical(found: object, expected: object) -> bool:
+    # Python's == takes True for 1 and 1.0 for 1; repr does not (nor does it for key order,
+    # which only sends a value with its keys in another order down the slow path).
+    try:
+        return found == expected and repr(found) == repr(expected)
+    except RecursionError:
+        return False
+
+
+def _first_difference(found: object, expected: object, path: str) -> str | None:
     if isinstance(expected, dict):
         if not isinstance(found, dict):
             return _mismatch(found, expected, path)
@@ -342,7 +388,7 @@ def _difference(found: object, expected: object, path: str) -> str | None:
         for key, value in expected.items():
             if key not in found:
                 return f"{_join(path, key)} is missing"
-            difference = _difference(found[key], value, _join(path, key))
+            difference = _first_difference(found[key], value, _join(path, key))
             if difference:
                 return difference
         return None
@@ -352,7 +398,7 @@ def _difference(found: object, expected: object, path: str) -> str | None:
         if len(found) != len(expected):
             return f"{path or 'the list'} has {len(found)} entries in the file, {len(expected)} by the rules"
         for i, (a, b) in enumerate(zip(found, expected, strict=True)):
-            difference = _difference(a, b, f"{path}[{i}]")
+            difference = _first_difference(a, b, f"{path}[{i}]")
             if difference:
                 return difference
         return None

@@ -162,6 +162,13 @@ def test_boards_too_small_for_the_start_are_refused():
         FlitSettings(size=3, players=2)
 
 
+def test_boards_past_256_are_refused():
+    """A replay file's settings cannot ask for a board that would exhaust memory."""
+    assert FlitSettings(size=256).size == 256
+    with pytest.raises(ValueError, match="4x4 to 256x256"):
+        FlitSettings(size=257)
+
+
 def test_presets():
     assert PRESETS["trial"] == FlitSettings(16, 2, 1024, 100)
     assert PRESETS["full"] == FlitSettings(32, 4, 32768, 50)

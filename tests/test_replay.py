@@ -81,18 +81,19 @@ def move(view):
 '''
 
 
-def atomas_series(seed, games=1, max_moves=400, bots=(("lookahead", ATOMAS_LOOKAHEAD),)):
+def atomas_series(seed, games=1, max_moves=400, bots=(("lookahead", ATOMAS_LOOKAHEAD),), secret=None):
     spec = get_game("atomas")
     settings = spec.settings(max_moves=max_moves, time_limit_ms=10_000)
-    return run_series(spec, settings, [InProcessBot(n, s) for n, s in bots], seed, games).document
+    bots = [InProcessBot(n, s) for n, s in bots]
+    return run_series(spec, settings, bots, seed, games, secret=secret).document
 
 
-def flit_series(seed, games=1, max_turns=300, players=2):
+def flit_series(seed, games=1, max_turns=300, players=2, secret=None):
     spec = get_game("flit")
     sources = [("stride", FLIT_STRIDE), ("hunter", FLIT_NEUTRAL_HUNTER)] * 2
     settings = spec.settings(max_turns=max_turns, players=players, time_limit_ms=10_000)
     bots = [InProcessBot(n, s) for n, s in sources[:players]]
-    return run_series(spec, settings, bots, seed, games).document
+    return run_series(spec, settings, bots, seed, games, secret=secret).document
 
 
 def flit_board(record):
@@ -420,7 +421,7 @@ def test_oversized_and_deeply_nested_files_are_refused():
     verify_document(json.dumps(json.loads((GOLDEN / "atomas_seed1_lookahead.json").read_text())))
 
 
-def test_records_must_agree_with_the_header(flit_document):
+def test_records_must_agree_with_the_header(flit_document, atomas_document):
     cases = {
         "bot_index": lambda d: d["records"][0].__setitem__("bot_index", [0, 5]),
         "names": lambda d: d["records"][0]["bots"].reverse(),
@@ -428,6 +429,10 @@ def test_records_must_agree_with_the_header(flit_document):
         "bots": lambda d: d.__setitem__("bots", ["stride", "other"]),
         "seed twice": lambda d: d["records"][1].__setitem__("seed", d["records"][0]["seed"]),
     }
+    atomas_two_seats = copy.deepcopy(atomas_document)
+    atomas_two_seats["records"][0].update(bots=["lookahead", "sometimes"], bot_index=[0, 1],
+                                          start_faults=[0, 0])
+    assert "2 bots in a game of 1" in refusal(atomas_two_seats)
     for name, change in cases.items():
         forged = copy.deepcopy(flit_document)
         change(forged)
@@ -456,7 +461,9 @@ def test_a_legal_answer_recorded_as_invalid_is_refused(flit_document):
     assert "recorded as invalid but is a legal move" in refusal(forged)
 
 
-JUNK = ["x", "constructor", None, True, -1, 1.5, 10**30, [], {}, [[["deep"]]], {"kind": "frozen"}]
+_DELETE, _DUPLICATE = object(), object()  # structural changes: a field removed, a list doubled
+JUNK = [_DELETE, _DUPLICATE, "x", "constructor", "+", "-", None, True, -1, 1.5, 10**30, 10**4000,
+        float("nan"), float("inf"), [], {}, [[["deep"]]], {"kind": "frozen"}]
 
 
 def _paths(value, path=()):
@@ -470,7 +477,8 @@ def _paths(value, path=()):
 
 
 def test_junk_anywhere_is_a_replay_error_never_a_crash():
-    documents = [atomas_series(2, max_moves=12), flit_series(2, max_turns=12)]
+    documents = [atomas_series(2, max_moves=12), flit_series(2, max_turns=12),
+                 flit_series(3, max_turns=12, secret="junk test")]
     tried = refused = 0
     for document in documents:
         for path in list(_paths(document))[1:]:
@@ -479,7 +487,13 @@ def test_junk_anywhere_is_a_replay_error_never_a_crash():
                 target = forged
                 for key in path[:-1]:
                     target = target[key]
-                target[path[-1]] = junk
+                if junk is _DELETE:
+                    del target[path[-1]]
+                elif junk is _DUPLICATE:
+                    value = target[path[-1]]
+                    target[path[-1]] = value + value if isinstance(value, list) else [value, value]
+                else:
+                    target[path[-1]] = junk
                 tried += 1
                 try:
                     verified = verify_document(json.dumps(forged))
@@ -527,3 +541,13 @@ def test_cli_replay_usage_errors_exit_2(tmp_path):
     assert done.returncode == 2 and done.stderr.startswith("error: cannot read")
     done = replay_cli()
     assert done.returncode == 2 and "python -m engine replay --help" in done.stderr
+
+
+def test_keys_in_another_order_still_verify(flit_document):
+    """A file written by another tool may order its keys differently: that is no difference."""
+    shuffled = copy.deepcopy(flit_document)
+    for record in shuffled["records"]:
+        record["turns"] = [dict(reversed(list(turn.items()))) for turn in record["turns"]]
+        record["result"] = dict(reversed(list(record["result"].items())))
+    shuffled["summary"] = dict(reversed(list(shuffled["summary"].items())))
+    assert verify_document(json.dumps(shuffled))["summary"] == flit_document["summary"]
