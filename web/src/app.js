@@ -750,10 +750,13 @@ function onStatus(m) {
     fillExampleSelects();
     seedEmptyBots();
     if (!run) els.run.disabled = false;
-    if (replayCheck) {
-      replayCheck.sent = false; // a new controller Worker has not seen it
-      sendReplayCheck();
+    if (replayCheck && replayCheck.sent) {
+      // It was being checked by a controller Worker that has been replaced since: it is not
+      // sent again (it may be what broke that Worker).
+      setError(`Could not open replay ${replayCheck.name}: Python stopped while checking it.`);
+      replayCheck = null;
     }
+    sendReplayCheck();
   } else {
     if (!run) {
       setStatus(`${m.message || "Loading Python…"} ${replayWaitNote()}`.trim());
