@@ -146,6 +146,16 @@ def test_an_unknown_atomas_item_is_refused_and_never_stops_the_viewer(arena, rep
     expect(arena.button("Play")).to_have_attribute("aria-pressed", "false")
     assert "could not draw" not in arena.status.inner_text()
 
+    # Flit: colours outside 0..5 are drawn as a cross; the board plays on.
+    flit = copy.deepcopy(replays["flit"]["records"][0])
+    flit["start"]["changes"] += [[5, 5, 9], [6, 6, 200]]
+    arena.page.evaluate("(rec) => window.kothArena.viewer.load({game: 'flit', bots: ['x', 'y'], "
+                        "records: [rec]})", flit)
+    arena.button("Play").click()
+    arena.page.wait_for_function("Number(document.getElementById('scrub').value) >= 20")
+    assert arena.canvas_label().startswith("Flit board, turn ")
+    assert "could not draw" not in arena.status.inner_text()
+
 
 def test_a_drawing_error_is_shown_once_and_the_loop_carries_on(arena, replays):
     page = arena.page
