@@ -289,7 +289,7 @@ def test_a_share_link_keeps_the_visitors_bots_and_restore_brings_them_back(open_
     assert page.evaluate("window.kothArena.runsStarted") == 0
     assert _serious_violations(page) == []
     kept = json.loads(visitor.storage()["koth-arena:previous-bots:atomas"])
-    assert kept["bots"][0] == {"name": "mine", "code": OWN}
+    assert [k["bots"][0] for k in kept] == [{"name": "mine", "code": OWN}]
 
     # A second link over the first one's unedited bots: the visitor's own stay kept.
     page.close()
@@ -298,7 +298,7 @@ def test_a_share_link_keeps_the_visitors_bots_and_restore_brings_them_back(open_
     page = visitor.page
     assert page.evaluate("window.kothArena.getCode(0)") == SHARED + "# 2\n"
     kept = json.loads(visitor.storage()["koth-arena:previous-bots:atomas"])
-    assert kept["bots"][0] == {"name": "mine", "code": OWN}
+    assert [k["bots"][0] for k in kept] == [{"name": "mine", "code": OWN}]
     notice = page.get_by_role("region", name="Notice")
 
     visitor.button("Restore my previous bots").click()
@@ -371,7 +371,10 @@ def test_two_tabs_keep_each_others_code(open_arena, site_url):
     second.set_bot(1, "def move(view):\n    return 0  # second tab\n")
     first.page.wait_for_function("window.kothArena.getCode(0).includes('# second tab')")
 
-    # Both edit within the same moment: neither edit is lost.
+    # Bots kept from before a shared link, then both tabs edit within the same moment:
+    # neither edit is lost, and the bots kept earlier stay kept.
+    first.page.evaluate("""(code) => localStorage.setItem("koth-arena:previous-bots:flit",
+        JSON.stringify([{bots: [{name: "mine", code}], reason: "link"}]))""", OWN)
     first.set_bot(2, "def move(view):\n    return 0  # A\n")
     second.set_bot(2, "def move(view):\n    return 0  # B\n")
     for tab in (first, second):
@@ -385,3 +388,7 @@ def test_two_tabs_keep_each_others_code(open_arena, site_url):
     second.button("Use this tab's version again").click()
     for tab in (first, second):
         tab.page.wait_for_function("window.kothArena.getCode(1).includes('# B')")
+    expect(notice).to_contain_text("1 older kept version behind it")
+    kept = json.loads(second.storage()["koth-arena:previous-bots:flit"])
+    assert kept[0]["bots"][0] == {"name": "mine", "code": OWN}
+    assert "# A" in kept[1]["bots"][1]["code"]

@@ -123,8 +123,10 @@ function retrySaving() {
 }
 
 // ---- bots kept aside: a shared link (or another tab) never silently replaces stored code --
-// One copy per game, in localStorage: {bots, reason}. Restoring swaps it with the bots on
-// show, which are kept in turn (under the opposite reason), so nothing is ever lost.
+// Per game, in localStorage, a short stack of {bots, reason}; the notice offers the newest.
+// Restoring swaps it with the bots on show, which are kept in its place (under the opposite
+// reason), so nothing is lost whichever button is pressed.
+const MAX_KEPT = 8;
 const KEPT = {
   link: { text: "The bots you had before opening a shared link are kept.", button: "Restore my previous bots",
     back: "Your previous bots are back.", swap: "shared" },
@@ -136,14 +138,25 @@ const KEPT = {
     back: "This tab's version is back.", swap: "tab" },
 };
 
-function keptBots(game) {
-  const kept = store.load(`previous-bots:${game}`, null);
-  if (!kept || !Array.isArray(kept.bots)) return null;
-  return { bots: normaliseBots(kept.bots), reason: Object.hasOwn(KEPT, kept.reason) ? kept.reason : "link" };
+function keptStack(game) {
+  const stack = store.load(`previous-bots:${game}`, null);
+  if (!Array.isArray(stack)) return [];
+  return stack.filter((k) => k && Array.isArray(k.bots)).map((k) => ({
+    bots: normaliseBots(k.bots), reason: Object.hasOwn(KEPT, k.reason) ? k.reason : "link",
+  }));
 }
 
-function keepBots(game, bots, reason) {
-  store.save(`previous-bots:${game}`, { bots: bots.map((b) => ({ ...b })), reason });
+// The newest kept version of a game's bots, or null.
+function keptBots(game) {
+  const stack = keptStack(game);
+  return stack.length ? stack[stack.length - 1] : null;
+}
+
+function keepBots(game, bots, reason, replaceNewest = false) {
+  const stack = keptStack(game);
+  if (replaceNewest) stack.pop();
+  stack.push({ bots: bots.map((b) => ({ ...b })), reason });
+  store.save(`previous-bots:${game}`, stack.slice(-MAX_KEPT));
 }
 
 function sameBots(a, b) {
@@ -158,6 +171,8 @@ function showNotice(lead = noticeLead) {
   const parts = [];
   if (lead) parts.push(lead);
   if (kept) parts.push(KEPT[kept.reason].text);
+  const more = keptStack(settings.game).length - 1;
+  if (more > 0) parts.push(`(${more} older kept version${more === 1 ? "" : "s"} behind it.)`);
   els.noticeText.textContent = parts.join(" ");
   els.noticeRestore.hidden = els.noticeDiscard.hidden = !kept;
   if (kept) els.noticeRestore.textContent = KEPT[kept.reason].button;
@@ -171,7 +186,7 @@ function restoreKeptBots() {
   saver.flush();
   const shown = botsByGame[g].map((b) => ({ ...b }));
   botsByGame[g] = kept.bots;
-  keepBots(g, shown, KEPT[kept.reason].swap);
+  keepBots(g, shown, KEPT[kept.reason].swap, true);
   store.save(`bots:${g}`, botsByGame[g]);
   showBots();
   showNotice(KEPT[kept.reason].back);
@@ -179,9 +194,12 @@ function restoreKeptBots() {
 }
 
 function discardKeptBots() {
-  store.remove(`previous-bots:${settings.game}`);
+  const g = settings.game;
+  const stack = keptStack(g);
+  stack.pop();
+  if (stack.length) store.save(`previous-bots:${g}`, stack); else store.remove(`previous-bots:${g}`);
   showNotice("");
-  els.notice.hidden = true;
+  if (stack.length) els.noticeRestore.focus(); else els.run.focus();
 }
 
 // ---- other tabs: their saved bots show here, unless this tab has edits not saved yet ------
