@@ -19,7 +19,8 @@ from engine.driver import BotEvent, Call, GameStarted, TurnPlayed, TurnReply, ga
 from engine.examples import all_examples, example_source
 from engine.games import get_game
 from engine.games.randomness import check_secret, new_secret
-from engine.series import plan_series, series_document
+from engine.replay import ReplayError, verify_document
+from engine.series import plan_series, series_document, summarize
 
 LOAD_LIMIT_MS = 20_000
 FLUSH_MS = 50  # send the viewer new turns at most this often
@@ -125,12 +126,15 @@ class Controller:
 
         hard = hard_limit_ms(settings.time_limit_ms)
         records: list[dict] = []
+        scored: list[dict] = []  # the records as the live summary reads them
         seeds = plans[-1].game_number + 1
         for index, plan in enumerate(plans):  # Atomas: each bot plays each seed in turn
             records.append(await self._play(run, spec, settings, plan, names, load_errors, index, hard,
                                             secret))
+            scored.append(_scored(records[-1]))
             if index + 1 == len(plans) or plans[index + 1].game_number != plan.game_number:
-                _post({"type": "progress", "run": run, "done": plan.game_number + 1, "total": seeds})
+                _post({"type": "progress", "run": run, "done": plan.game_number + 1, "total": seeds,
+                       "summary": summarize(len(names), scored)})
         document = series_document(spec, names, records, secret)
         _post({"type": "done", "run": run, "series": document["summary"], "secret": secret,
                "timing": [_percentiles(times) for times in self.turn_ms],
@@ -197,6 +201,12 @@ def _console(run: int, event: BotEvent) -> None:
            "text": event.text[:MAX_TEXT], "line": event.line})
 
 
+def _scored(record: dict) -> dict:
+    """A finished record without its fault-free turns: all the series summary reads, so the
+    live results (the engine's, after every game) cost nothing like re-reading every turn."""
+    return {**record, "turns": [turn for turn in record["turns"] if turn.get("fault")]}
+
+
 def _percentiles(times: list[float]) -> dict:
     """Median and 95th percentile of a bot's round trips (ms): the page's bench reads them."""
     if not times:
@@ -229,3 +239,19 @@ controller = Controller()
 
 def examples_json() -> str:
     return json.dumps(all_examples())
+
+
+def verify_replay(text: str) -> str:
+    """A replay file the visitor opened, re-run through the rules by ``verify_document``.
+
+    Returns JSON: ``{"document": ...}`` (its summary recomputed by the engine) or
+    ``{"error": ...}`` naming the first difference. The file is untrusted: any failure is
+    an error message, never an exception out of the controller.
+    """
+    try:
+        document = verify_document(text)
+    except ReplayError as exc:
+        return json.dumps({"error": str(exc)})
+    except Exception as exc:  # noqa: BLE001 - a file from anywhere must end in a message
+        return json.dumps({"error": f"the file could not be checked ({type(exc).__name__}: {exc})"[:500]})
+    return json.dumps({"document": document})

@@ -44,6 +44,7 @@ def test_settings_and_bots_survive_a_reload(arena):
     # Each game keeps its own bots: Atomas still has its examples, and Flit's come back.
     arena.label("Game").select_option("atomas")
     expect(arena.label("Max moves")).to_be_visible()
+    expect(arena.label("Time limit (ms)")).to_have_value("1000")  # the Atomas preset's default
     assert "def move" in page.evaluate("window.kothArena.getCode(0)")
     arena.label("Game").select_option("flit")
     expect(arena.label("Bot 1 name")).to_have_value("keyboard bot")

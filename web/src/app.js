@@ -4,13 +4,14 @@
 import { createEditor } from "./editor.js";
 import { BotConsole } from "./console.js";
 import { Viewer } from "./viewer.js";
-import { parseReplay, computeSummary, GAMES } from "./replay.js";
+import { checkReplaySize, checkReplayText, seriesFromDocument, GAMES } from "./replay.js";
 import { renderResults } from "./results.js";
 import * as store from "./storage.js";
 
 const PRESETS = {
   flit: [{ value: "trial", label: "trial (2 bots, 16×16, 1,024 turns, 100 ms)", bots: 2, time_limit_ms: 100 }],
-  atomas: [{ value: "standard", label: "standard", bots: null, time_limit_ms: 100 }],
+  // 1 s: a posted answer runs as a process per move, as the original controller ran it.
+  atomas: [{ value: "standard", label: "standard (1,000 ms a move)", bots: null, time_limit_ms: 1000 }],
 };
 const MAX_PANELS = 2;
 const DEFAULT_SETTINGS = {
@@ -30,6 +31,10 @@ const els = {
   shareBox: $("share-box"), shareUrl: $("share-url"),
   addBot: $("add-bot"), removeBot: $("remove-bot"), botCount: $("bot-count-controls"), panels: $("bot-panels"),
   results: $("results"),
+  notice: $("notice"), noticeText: $("notice-text"), noticeRestore: $("notice-restore"),
+  noticeDiscard: $("notice-discard"), noticeClose: $("notice-close"),
+  saveWarning: $("save-warning"), saveWarningText: $("save-warning-text"),
+  downloadBots: $("download-bots"), retrySave: $("retry-save"),
 };
 
 // ---- state ----------------------------------------------------------------------------
@@ -73,6 +78,148 @@ function saveBots(game) { saver.schedule(`bots:${game}`, () => botsByGame[game])
 window.addEventListener("pagehide", () => saver.flush());
 window.addEventListener("beforeunload", () => saver.flush());
 document.addEventListener("visibilitychange", () => { if (document.hidden) saver.flush(); });
+
+// ---- saving that fails: a warning that stays until a save works again ---------------------
+const failedSaves = new Map(); // key -> the error of its last save
+const WATCHED_SAVES = /^(settings|bots:|previous-bots:)/; // what the visitor would lose
+store.onSave((key, ok, error) => {
+  if (!WATCHED_SAVES.test(key)) return;
+  if (ok) failedSaves.delete(key); else failedSaves.set(key, error);
+  showSaveWarning();
+});
+
+function showSaveWarning() {
+  if (!failedSaves.size) {
+    els.saveWarning.hidden = true;
+    return;
+  }
+  const error = [...failedSaves.values()].pop();
+  const why = error && error.name === "QuotaExceededError" ? "its storage is full"
+    : `it refused to store them${error && error.name ? ` (${error.name})` : ""}`;
+  els.saveWarningText.textContent = `Your bots' code is not being saved: ${why}. Edits made now are lost `
+    + "when you reload or close this page. To keep them, download the code (or copy it from the editors).";
+  els.saveWarning.hidden = false;
+}
+
+function downloadBots() {
+  const g = settings.game;
+  const text = botsByGame[g].slice(0, botCount(g))
+    .map((b, i) => `# ---- Bot ${i + 1}: ${b.name} (${g}) ----\n${panels[i] ? panels[i].editor.value : b.code}\n`)
+    .join("\n");
+  const url = URL.createObjectURL(new Blob([text], { type: "text/x-python" }));
+  const a = document.createElement("a");
+  a.href = url;
+  a.download = `koth-arena-${g}-bots.py`;
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
+
+function retrySaving() {
+  for (const g of GAMES) store.save(`bots:${g}`, botsByGame[g]);
+  store.save("settings", settings);
+  if (!failedSaves.size) setStatus("Saved: your code is kept in this browser again.");
+}
+
+// ---- bots kept aside: a shared link (or another tab) never silently replaces stored code --
+// Per game, in localStorage, a short stack of {bots, reason}; the notice offers the newest.
+// Restoring swaps it with the bots on show, which are kept in its place (under the opposite
+// reason), so nothing is lost whichever button is pressed.
+const MAX_KEPT = 8;
+const KEPT = {
+  link: { text: "The bots you had before opening a shared link are kept.", button: "Restore my previous bots",
+    back: "Your previous bots are back.", swap: "shared" },
+  shared: { text: "The shared link's bots are kept.", button: "Use the shared bots",
+    back: "The shared bots are back.", swap: "link" },
+  tab: { text: "The version another tab saved at the same time is kept.", button: "Use the other tab's version",
+    back: "Now showing the other tab's version.", swap: "own" },
+  own: { text: "This tab's earlier version is kept.", button: "Use this tab's version again",
+    back: "This tab's version is back.", swap: "tab" },
+};
+
+function keptStack(game) {
+  const stack = store.load(`previous-bots:${game}`, null);
+  if (!Array.isArray(stack)) return [];
+  return stack.filter((k) => k && Array.isArray(k.bots)).map((k) => ({
+    bots: normaliseBots(k.bots), reason: Object.hasOwn(KEPT, k.reason) ? k.reason : "link",
+  }));
+}
+
+// The newest kept version of a game's bots, or null.
+function keptBots(game) {
+  const stack = keptStack(game);
+  return stack.length ? stack[stack.length - 1] : null;
+}
+
+function keepBots(game, bots, reason, replaceNewest = false) {
+  const stack = keptStack(game);
+  if (replaceNewest) stack.pop();
+  stack.push({ bots: bots.map((b) => ({ ...b })), reason });
+  store.save(`previous-bots:${game}`, stack.slice(-MAX_KEPT));
+}
+
+function sameBots(a, b) {
+  return a.length === b.length && a.every((x, i) => x.name === b[i].name && x.code === b[i].code);
+}
+
+let noticeLead = ""; // what just happened (a link opened, bots restored), shown before the offer
+
+function showNotice(lead = noticeLead) {
+  noticeLead = lead;
+  const kept = keptBots(settings.game);
+  const parts = [];
+  if (lead) parts.push(lead);
+  if (kept) parts.push(KEPT[kept.reason].text);
+  const more = keptStack(settings.game).length - 1;
+  if (more > 0) parts.push(`(${more} older kept version${more === 1 ? "" : "s"} behind it.)`);
+  els.noticeText.textContent = parts.join(" ");
+  els.noticeRestore.hidden = els.noticeDiscard.hidden = !kept;
+  if (kept) els.noticeRestore.textContent = KEPT[kept.reason].button;
+  els.notice.hidden = !parts.length;
+}
+
+function restoreKeptBots() {
+  const g = settings.game;
+  const kept = keptBots(g);
+  if (!kept) return;
+  saver.flush();
+  const shown = botsByGame[g].map((b) => ({ ...b }));
+  botsByGame[g] = kept.bots;
+  keepBots(g, shown, KEPT[kept.reason].swap, true);
+  store.save(`bots:${g}`, botsByGame[g]);
+  showBots();
+  showNotice(KEPT[kept.reason].back);
+  els.noticeRestore.focus();
+}
+
+function discardKeptBots() {
+  const g = settings.game;
+  const stack = keptStack(g);
+  stack.pop();
+  if (stack.length) store.save(`previous-bots:${g}`, stack); else store.remove(`previous-bots:${g}`);
+  showNotice("");
+  if (stack.length) els.noticeRestore.focus(); else els.run.focus();
+}
+
+// ---- other tabs: their saved bots show here, unless this tab has edits not saved yet ------
+window.addEventListener("storage", (ev) => {
+  const m = ev.key && ev.key.startsWith(store.PREFIX) ? /^bots:(\w+)$/.exec(ev.key.slice(store.PREFIX.length)) : null;
+  if (!m || !GAMES.includes(m[1]) || ev.newValue === null) return;
+  const g = m[1];
+  let theirs;
+  try { theirs = normaliseBots(JSON.parse(ev.newValue)); } catch { return; }
+  if (sameBots(theirs, botsByGame[g])) return;
+  if (saver.pending(`bots:${g}`)) {
+    // Both tabs edited at once: this tab's edits are saved, the other tab's version is kept.
+    keepBots(g, theirs, "tab");
+    saver.flush();
+    if (g === settings.game) showNotice("These bots were also edited in another tab: this tab's version is saved.");
+    return;
+  }
+  botsByGame[g] = theirs;
+  if (g === settings.game) showBots();
+});
 
 // ---- status line ------------------------------------------------------------------------
 function setStatus(text) { els.statusText.textContent = text; }
@@ -250,8 +397,10 @@ function bindSettings() {
     saver.flush();
     settings.game = GAMES.includes(els.game.value) ? els.game.value : "flit";
     settings.preset = PRESETS[settings.game][0].value;
+    settings.time_limit_ms = PRESETS[settings.game][0].time_limit_ms;
     saveSettings();
     showSettings();
+    showNotice("");
   });
   els.preset.addEventListener("change", () => {
     settings.preset = presetOf(settings.game, els.preset.value).value;
@@ -321,7 +470,9 @@ async function shareLink() {
   }
 }
 
-// Applies a hash like "#<base64url JSON>"; returns true when it applied one.
+// Applies a hash like "#<base64url JSON>"; returns true when it applied one. Numbers out of
+// the form's bounds are refused with a message (never clamped); the bots on show before
+// are kept aside (one click to restore), and the notice shows what the link set.
 function applyHash() {
   let h = location.hash.replace(/^#/, "");
   if (!h) return false;
@@ -331,37 +482,62 @@ function applyHash() {
     const obj = store.decodeShare(h);
     parsed = store.checkShare(obj, GAMES);
     const g = parsed.settings.game;
+    if (parsed.settings.preset !== undefined && !PRESETS[g].some((p) => p.value === parsed.settings.preset)) {
+      throw new Error(`${g} has no preset ${JSON.stringify(parsed.settings.preset.slice(0, 40))}`);
+    }
     const preset = presetOf(g, parsed.settings.preset);
     if (preset.bots && parsed.bots.length !== preset.bots) {
       throw new Error(`the ${g} ${preset.value} preset needs ${preset.bots} bots`);
     }
     if (!preset.bots && parsed.bots.length > MAX_PANELS) throw new Error(`at most ${MAX_PANELS} bots`);
     for (const k of ["seed", "games", "time_limit_ms", "max_moves"]) {
-      if (k in parsed.settings) {
-        const v = Number(parsed.settings[k]);
-        const [lo, hi] = LIMITS[k];
-        if (!Number.isInteger(v) || v < lo || v > hi) throw new Error(`bad ${FIELD_LABELS[k]}`);
+      if (!(k in parsed.settings)) continue;
+      const v = parsed.settings[k];
+      const [lo, hi] = LIMITS[k];
+      if (!Number.isInteger(v)) throw new Error(`its ${FIELD_LABELS[k]} is not a whole number`);
+      if (v < lo || v > hi) {
+        throw new Error(`its ${FIELD_LABELS[k]} is ${v}; the page allows ${lo} to ${hi}`);
       }
     }
   } catch (e) {
-    setError(`Could not apply the shared link: ${e.message}.`);
+    setError(`Could not apply the shared link: ${e.message}. Nothing was changed.`);
     return false;
   }
   const s = parsed.settings;
+  const g = s.game;
   saver.flush();
-  settings.game = s.game;
-  settings.preset = presetOf(s.game, s.preset).value;
-  for (const k of ["seed", "games", "time_limit_ms", "max_moves"]) if (k in s) settings[k] = Number(s[k]);
-  if (!presetOf(s.game, settings.preset).bots) settings.atomas_bots = parsed.bots.length;
-  parsed.bots.forEach((b, i) => { botsByGame[s.game][i] = { name: b.name, code: b.code }; });
+  const before = botsByGame[g].map((b) => ({ ...b }));
+  const after = before.map((b) => ({ ...b }));
+  parsed.bots.forEach((b, i) => { after[i] = { name: b.name, code: b.code }; });
+  // The visitor's own code is kept; bots an earlier link put there, unedited, are not.
+  const own = before.some((b) => b.code.trim()) && !sameBots(before, store.load(`shared-bots:${g}`, []));
+  if (own && !sameBots(before, after)) keepBots(g, before, "link");
+  settings.game = g;
+  settings.preset = presetOf(g, s.preset).value;
+  settings.time_limit_ms = presetOf(g, settings.preset).time_limit_ms;
+  for (const k of ["seed", "games", "time_limit_ms", "max_moves"]) if (k in s) settings[k] = s[k];
+  if (!presetOf(g, settings.preset).bots) settings.atomas_bots = parsed.bots.length;
+  botsByGame[g] = after;
+  store.save(`shared-bots:${g}`, after);
   saveSettings();
-  saveBots(s.game);
+  saveBots(g);
   saver.flush();
   history.replaceState(null, "", location.pathname + location.search);
   clearError();
   showSettings();
+  showNotice(`Opened a shared challenge: ${describeSettings(parsed.bots)}. Nothing runs until you press Run.`);
   setStatus("Applied the settings and bots from the shared link.");
   return true;
+}
+
+// "Flit trial, seed 5, 10 games, time limit 100 ms, bots: a, b" for the notice.
+function describeSettings(bots) {
+  const g = settings.game;
+  const parts = [`${g === "flit" ? "Flit" : "Atomas"} ${settings.preset}`, `seed ${settings.seed}`,
+    `${settings.games} game${settings.games === 1 ? "" : "s"}`, `time limit ${settings.time_limit_ms} ms`];
+  if (g === "atomas") parts.push(`at most ${settings.max_moves} moves`);
+  parts.push(`bots: ${bots.map((b) => b.name || "unnamed").join(", ")}`);
+  return parts.join(", ");
 }
 
 // ---- viewer and results ------------------------------------------------------------------------
@@ -381,33 +557,85 @@ function showResults(game, names, summary, note) {
   renderResults(els.results, game, names, summary, note);
 }
 
+// ---- replay files: verified by the engine in the controller Worker, never trusted -------------
+// The file waiting to be checked or being checked: {id, name, text, sent}. Opening another
+// file replaces it; the viewer and the results keep what they showed until a file passes.
+let replayCheck = null;
+let replayChecks = 0;
+
 async function openReplayFile(file) {
   let text;
   try {
+    checkReplaySize(file.size);
     text = await file.text();
   } catch (e) {
-    setError(`Could not open replay: cannot read the file (${e.message}).`);
+    setError(`Could not open replay ${file.name}: ${e.message}.`);
     return;
   }
   openReplayText(text, file.name);
 }
 
 function openReplayText(text, name = "replay") {
-  let series;
   try {
-    series = parseReplay(text);
+    checkReplayText(text);
   } catch (e) {
-    setError(`Could not open replay: ${e.message}.`);
+    setError(`Could not open replay ${name}: ${e.message}.`);
     return false;
   }
   clearError();
-  viewer.load(series);
-  const summary = series.summary || computeSummary(series.game, series.bots, series.records);
-  showResults(series.game, series.bots, summary, `replay ${name}`);
-  const n = series.records.length;
-  setStatus(`Opened ${name}: ${series.game === "flit" ? "Flit" : "Atomas"}, ${n} record${n === 1 ? "" : "s"}.`);
+  replayChecks += 1;
+  replayCheck = { id: replayChecks, name, text, sent: false };
+  sendReplayCheck();
   return true;
 }
+
+// Sends the pending file to the engine once Python is ready and no run is going (a check
+// is Python work in the controller Worker: it must not delay a running match's bots).
+function sendReplayCheck() {
+  const c = replayCheck;
+  if (!c || c.sent) return;
+  if (!worker || !ready || run) {
+    setStatus(replayWaitNote());
+    return;
+  }
+  c.sent = true;
+  setStatus(`Checking ${c.name}: re-running every game through the rules…`);
+  setProgress(null, "Checking the replay");
+  worker.postMessage({ type: "verify", id: c.id, text: c.text });
+}
+
+// What the status line adds while a file waits for Python or for the run to end.
+function replayWaitNote() {
+  const c = replayCheck;
+  if (!c || c.sent) return "";
+  return !worker || !ready ? `${c.name} is checked by the engine as soon as Python is ready…`
+    : `${c.name} is checked by the engine when this run ends (or press Stop).`;
+}
+
+function onVerified(m) {
+  const c = replayCheck;
+  if (!c || m.id !== c.id) return; // a file replaced by a later one
+  replayCheck = null;
+  setProgress(1, "Checking the replay");
+  let series;
+  try {
+    if (typeof m.error === "string") throw new Error(m.error);
+    series = seriesFromDocument(m.document);
+  } catch (e) {
+    setError(`Could not open replay ${c.name}: ${e.message}.`);
+    setStatus("The board and the results still show what they showed before.");
+    return;
+  }
+  clearError();
+  if (run) run.viewing = false; // the live run keeps going; the viewer shows the file
+  viewer.load(series);
+  showResults(series.game, series.bots, series.summary, `replay ${c.name}`);
+  const n = series.records.length;
+  setStatus(`Opened ${c.name}: ${series.game === "flit" ? "Flit" : "Atomas"}, ${n} record${n === 1 ? "" : "s"}, `
+    + "every game re-run through the rules and the results recomputed.");
+}
+
+viewer.onDrawError = (message) => setError(`The board could not draw a frame: ${message}.`);
 
 // ---- controller worker ------------------------------------------------------------------------
 let worker = null;
@@ -439,6 +667,7 @@ function startWorker() {
 function onMessage(m) {
   if (!m || typeof m !== "object") return;
   if (m.type === "status") return onStatus(m);
+  if (m.type === "verified") return onVerified(m);
   if (m.type === "snapshot") {
     store.save("python-snapshot", { buildId: String(m.buildId), digest: String(m.digest) });
     return undefined;
@@ -465,7 +694,6 @@ function onMessage(m) {
       const rec = run.records[m.index];
       if (rec) rec.result = m.result;
       if (run.viewing) viewer.recordEnd(m.index, m.result);
-      scheduleLiveResults();
       break;
     }
     case "console": {
@@ -475,13 +703,17 @@ function onMessage(m) {
     }
     case "progress": {
       const total = Number(m.total) || 0;
+      if (m.summary && Array.isArray(m.summary.games)) {
+        run.summary = m.summary; // the engine's summary of the games finished so far
+        if (run.viewing) showResults(run.game, run.names, m.summary, "running");
+      }
       setProgress(total ? m.done / total : 0, "Series progress");
-      setStatus(`Running: ${m.done} of ${total} game${total === 1 ? "" : "s"} finished…`);
+      setStatus(`Running: ${m.done} of ${total} game${total === 1 ? "" : "s"} finished… ${replayWaitNote()}`.trim());
       break;
     }
     case "done": {
       lastTiming = Array.isArray(m.timing) ? { bots: m.timing, wall_ms: m.wall_ms, awaited_ms: m.awaited_ms } : null;
-      const s = m.series && Array.isArray(m.series.games) ? m.series : computeSummary(run.game, run.names, run.records);
+      const s = m.series && Array.isArray(m.series.games) ? m.series : { games: [], mean_scores: [], wins: [] };
       run.summary = s;
       const secretNote = typeof m.secret === "string" ? `secret ${m.secret}` : "";
       if (run.viewing) showResults(run.game, run.names, s, secretNote);
@@ -492,7 +724,7 @@ function onMessage(m) {
     }
     case "stopped": {
       setStatus("Stopped.");
-      if (run.viewing) showResults(run.game, run.names, computeSummary(run.game, run.names, run.records), "stopped");
+      if (run.viewing) showResults(run.game, run.names, run.summary, "stopped");
       finishRun();
       break;
     }
@@ -505,6 +737,7 @@ function onMessage(m) {
     default:
       break;
   }
+  if (!run) sendReplayCheck(); // a replay file opened during the run is checked now
 }
 
 function describeSummary(game, names, s) {
@@ -516,17 +749,6 @@ function describeSummary(game, names, s) {
     return game === "flit" ? `${nm} ${w} win${w === 1 ? "" : "s"}` : `${nm} mean ${mean}`;
   });
   return `${n} game${n === 1 ? "" : "s"}; ${parts.join(", ")}.`;
-}
-
-let liveResultsTimer = null;
-function scheduleLiveResults() {
-  if (liveResultsTimer) return;
-  liveResultsTimer = setTimeout(() => {
-    liveResultsTimer = null;
-    if (run && run.viewing) {
-      showResults(run.game, run.names, computeSummary(run.game, run.names, run.records), "running");
-    }
-  }, 200);
 }
 
 function onStatus(m) {
@@ -546,9 +768,16 @@ function onStatus(m) {
     fillExampleSelects();
     seedEmptyBots();
     if (!run) els.run.disabled = false;
+    if (replayCheck && replayCheck.sent) {
+      // It was being checked by a controller Worker that has been replaced since: it is not
+      // sent again (it may be what broke that Worker).
+      setError(`Could not open replay ${replayCheck.name}: Python stopped while checking it.`);
+      replayCheck = null;
+    }
+    sendReplayCheck();
   } else {
     if (!run) {
-      setStatus(m.message || "Loading Python…");
+      setStatus(`${m.message || "Loading Python…"} ${replayWaitNote()}`.trim());
       setProgress(p, "Loading progress");
     }
   }
@@ -626,14 +855,16 @@ els.share.addEventListener("click", shareLink);
 els.openReplay.addEventListener("click", () => els.replayFile.click());
 els.replayFile.addEventListener("change", async () => {
   const f = els.replayFile.files && els.replayFile.files[0];
-  if (f) {
-    if (run) run.viewing = false; // the live run keeps going; the viewer shows the file
-    await openReplayFile(f);
-  }
+  if (f) await openReplayFile(f);
   els.replayFile.value = "";
 });
+els.noticeRestore.addEventListener("click", restoreKeptBots);
+els.noticeDiscard.addEventListener("click", discardKeptBots);
+els.noticeClose.addEventListener("click", () => { els.notice.hidden = true; els.run.focus(); });
+els.downloadBots.addEventListener("click", downloadBots);
+els.retrySave.addEventListener("click", retrySaving);
 window.addEventListener("hashchange", () => applyHash());
-applyHash();
+if (!applyHash()) showNotice("");
 performance.mark("editor-ready"); // the editors exist and take input (scripts/bench_web)
 startWorker();
 

@@ -24,6 +24,8 @@ const warm = []; // BotWorkers starting or ready, not yet given to a bot
 let slots = []; // the bots of the current run
 let scriptBots = null; // whether long-running script bots can run (not in "push" mode)
 let queuedRuns = [];
+let verifyReplayPy = null; // main.py's verify_replay, once Python is ready
+let queuedVerifies = []; // replay files sent before Python was ready
 let resolvePageInit = null;
 // The page's first message: what it knows (the digest of the stored Python snapshot).
 const pageInit = new Promise((resolve) => { resolvePageInit = resolve; });
@@ -346,6 +348,7 @@ async function start() {
   pyodide.FS.writeFile("/home/pyodide/arena_main.py", mainSource);
   const main = pyodide.pyimport("arena_main");
   controller = main.controller;
+  verifyReplayPy = main.verify_replay;
   const examples = JSON.parse(main.examples_json());
   startup.engine = performance.now();
   status("loading", "Starting the bots' Python…", 0.6);
@@ -370,6 +373,25 @@ async function start() {
   const runs = queuedRuns;
   queuedRuns = [];
   runs.forEach(startRun);
+  const verifies = queuedVerifies;
+  queuedVerifies = [];
+  verifies.forEach(verifyReplay);
+}
+
+// A replay file the page opened: the engine re-runs it (main.py verify_replay) and the
+// page gets the verified document, or the first difference as the error.
+function verifyReplay(data) {
+  const id = data.id;
+  let reply;
+  try {
+    const out = JSON.parse(verifyReplayPy(typeof data.text === "string" ? data.text : ""));
+    reply = typeof out.error === "string"
+      ? { type: "verified", id, error: out.error }
+      : { type: "verified", id, document: out.document };
+  } catch (err) {
+    reply = { type: "verified", id, error: `the engine failed while checking the file (${String(err).slice(0, 300)})` };
+  }
+  self.postMessage(reply);
 }
 
 function startRun(data) {
@@ -386,6 +408,9 @@ self.onmessage = (event) => {
   } else if (data.type === "run") {
     if (controller) startRun(data);
     else queuedRuns.push(data);
+  } else if (data.type === "verify") {
+    if (verifyReplayPy) verifyReplay(data);
+    else queuedVerifies.push(data);
   } else if (data.type === "stop") {
     if (controller) controller.stop(data.run);
     queuedRuns = queuedRuns.filter((r) => r.run !== data.run);

@@ -1,11 +1,29 @@
 // Atomas renderer: a ring of circles with numbers, the atom in play in the centre.
+// Only known values are drawn: atoms 1..MAX_ATOM and the four specials; anything else
+// (a replay is data from anywhere) is drawn as a grey "?".
 
-const SPECIAL = {
-  "+": { fill: "#d62828", text: "#ffffff", label: "+" },
-  "-": { fill: "#1d4ed8", text: "#ffffff", label: "−" },
-  "B": { fill: "#111111", text: "#ffffff", label: "+" },
-  "C": { fill: "#f5f5f5", text: "#111111", label: "C" },
-};
+const SPECIAL = new Map([
+  ["+", { fill: "#d62828", text: "#ffffff", label: "+" }],
+  ["-", { fill: "#1d4ed8", text: "#ffffff", label: "−" }],
+  ["B", { fill: "#111111", text: "#ffffff", label: "+" }],
+  ["C", { fill: "#f5f5f5", text: "#111111", label: "C" }],
+]);
+const UNKNOWN = { fill: "#9a9a9a", text: "#ffffff", label: "?" };
+export const MAX_ATOM = 9999;
+
+// The style of a value: a special, an atom, or UNKNOWN.
+function styleOf(item) {
+  if (typeof item === "string" && SPECIAL.has(item)) return SPECIAL.get(item);
+  if (Number.isInteger(item) && item >= 1 && item <= MAX_ATOM) {
+    return { fill: atomColour(item), text: "#ffffff", label: String(item) };
+  }
+  return UNKNOWN;
+}
+
+// A value as text (labels, the last move): known values as they are, anything else "?".
+export function itemText(item) {
+  return styleOf(item).label === "?" ? "?" : String(item);
+}
 
 export function atomColour(v) {
   // hue walks around the wheel with the value; lightness alternates for neighbours
@@ -15,15 +33,15 @@ export function atomColour(v) {
 }
 
 function drawItem(ctx, x, y, r, item) {
-  const sp = SPECIAL[item];
+  const sp = styleOf(item);
   ctx.beginPath();
   ctx.arc(x, y, r, 0, Math.PI * 2);
-  ctx.fillStyle = sp ? sp.fill : atomColour(Number(item));
+  ctx.fillStyle = sp.fill;
   ctx.fill();
   ctx.lineWidth = Math.max(1.5, r * 0.08);
   ctx.strokeStyle = item === "C" ? "#555" : "rgba(0,0,0,0.35)";
   ctx.stroke();
-  ctx.fillStyle = sp ? sp.text : "#ffffff";
+  ctx.fillStyle = sp.text;
   if (item === "+" || item === "B") {
     const a = r * 0.55, t = Math.max(2, r * 0.18);
     ctx.fillRect(x - a, y - t / 2, 2 * a, t);
@@ -35,7 +53,7 @@ function drawItem(ctx, x, y, r, item) {
     }
     return;
   }
-  const label = sp ? sp.label : String(item);
+  const label = sp.label;
   const fs = Math.round(r * (label.length > 2 ? 0.7 : label.length > 1 ? 0.85 : 1.0));
   ctx.font = `600 ${fs}px system-ui, sans-serif`;
   ctx.textAlign = "center";
@@ -54,7 +72,7 @@ export function drawAtomas(ctx, w, h, frame) {
   ctx.strokeStyle = "#e2e0d8";
   ctx.lineWidth = 2;
   ctx.stroke();
-  const items = frame.board || [];
+  const items = Array.isArray(frame.board) ? frame.board : [];
   const n = items.length;
   const r = n ? Math.min(R * 0.24, (Math.PI * R / Math.max(n, 6)) * 0.82) : R * 0.2;
   items.forEach((item, i) => {
@@ -87,17 +105,18 @@ export function drawAtomas(ctx, w, h, frame) {
   ctx.textBaseline = "top";
   ctx.fillStyle = "#1a1a1a";
   ctx.font = `600 18px system-ui, sans-serif`;
-  ctx.fillText(`Score ${frame.score}`, 12, 10);
+  ctx.fillText(`Score ${Number.isFinite(frame.score) ? frame.score : "?"}`, 12, 10);
   ctx.font = `14px system-ui, sans-serif`;
   ctx.fillStyle = "#444";
   ctx.fillText(`Move ${frame.turn} of ${frame.total}`, 12, 34);
   if (frame.last) {
     const f = frame.last.fault;
     ctx.textAlign = "right";
-    ctx.fillText(`last: ${frame.last.atom ?? "?"} → ${frame.last.answer ?? "—"}`, w - 12, 10);
+    const answer = typeof frame.last.answer === "string" ? frame.last.answer.slice(0, 40) : "—";
+    ctx.fillText(`last: ${itemText(frame.last.atom)} → ${answer}`, w - 12, 10);
     if (f) {
       ctx.fillStyle = "#b00020";
-      ctx.fillText(`fault: ${f.kind}`, w - 12, 30);
+      ctx.fillText(`fault: ${String(f.kind).slice(0, 20)}`, w - 12, 30);
     }
   }
 }

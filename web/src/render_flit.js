@@ -1,4 +1,5 @@
-// Flit board renderer: an N×N torus grid on a canvas.
+// Flit board renderer: an N×N torus grid on a canvas. Only colours 0..5 are drawn as
+// pieces; any other value (a replay is data from anywhere) is drawn as a black cross.
 
 // Okabe–Ito colour-blind-friendly palette for bots 1..4; neutral (5) grey.
 export const FLIT_COLOURS = ["#f5f4ef", "#0072b2", "#e69f00", "#009e73", "#cc79a7", "#8c8c8c"];
@@ -28,7 +29,11 @@ export function drawFlit(ctx, w, h, frame) {
     for (let x = 0; x < n; x++) {
       const c = b[y * n + x];
       if (!c) continue;
-      ctx.fillStyle = FLIT_COLOURS[c] || "#000";
+      if (!(c >= 1 && c <= 5)) {
+        drawUnknown(ctx, ox + x * cell, oy + y * cell, cell);
+        continue;
+      }
+      ctx.fillStyle = FLIT_COLOURS[c];
       if (c === 5) {
         // neutral: a smaller grey diamond-ish square so it differs by shape too
         const p2 = Math.max(pad, Math.round(cell * 0.25));
@@ -40,7 +45,7 @@ export function drawFlit(ctx, w, h, frame) {
   }
   // last move: source dashed outline, destination solid outline
   const mv = frame.last && frame.last.move;
-  if (Array.isArray(mv) && mv.length === 4) {
+  if (Array.isArray(mv) && mv.length === 4 && mv.every((v) => Number.isInteger(v) && v >= 0 && v < n)) {
     const [x0, y0, x1, y1] = mv;
     const lw = Math.max(2, Math.round(cell * 0.12));
     ctx.lineWidth = lw;
@@ -51,4 +56,13 @@ export function drawFlit(ctx, w, h, frame) {
     ctx.strokeStyle = "#d00000";
     ctx.strokeRect(ox + x1 * cell + lw / 2, oy + y1 * cell + lw / 2, cell - lw + 1, cell - lw + 1);
   }
+}
+
+function drawUnknown(ctx, x, y, cell) {
+  ctx.strokeStyle = "#000000";
+  ctx.lineWidth = Math.max(1, cell * 0.12);
+  ctx.beginPath();
+  ctx.moveTo(x + 2, y + 2); ctx.lineTo(x + cell - 2, y + cell - 2);
+  ctx.moveTo(x + cell - 2, y + 2); ctx.lineTo(x + 2, y + cell - 2);
+  ctx.stroke();
 }

@@ -1,34 +1,72 @@
-// Replay records: validation of opened files, and per-record frame computation
-// (Flit boards rebuilt from `changes`, with a snapshot every 64 turns so scrubbing is instant).
+// Replay files: the checks made before a file goes to the engine (size, nesting), the
+// shape check of the document the engine verified, and per-record frame computation
+// (Flit boards rebuilt from `changes`, with a snapshot every 64 turns so scrubbing is
+// instant). The page computes no result here: results come from the engine's summary.
 
 export const GAMES = ["flit", "atomas"];
 const SNAP = 64;
 
-function fail(msg) { throw new Error(msg); }
+// What the page sends to the engine for checking. The engine has its own caps on bots,
+// records and turns (engine/replay.py); these two protect the controller's Python from
+// a file it could not even parse: a huge one, or one nested deeper than any replay is.
+export const MAX_REPLAY_BYTES = 64 * 1024 * 1024; // engine/replay.py: MAX_DOCUMENT_CHARS
+export const MAX_NESTING = 32; // engine/replay.py: MAX_DEPTH
+export const FLIT_MAX_COLOUR = 5;
+
+export class ReplayFileError extends Error {}
+
+function fail(msg) { throw new ReplayFileError(msg); }
 function isObj(v) { return v !== null && typeof v === "object" && !Array.isArray(v); }
+
+export function formatBytes(n) {
+  if (n >= 1024 * 1024) return `${(n / (1024 * 1024)).toFixed(1)} MB`;
+  if (n >= 1024) return `${Math.round(n / 1024)} kB`;
+  return `${n} bytes`;
+}
+
+// Size of a file before it is read: refused at once when too big.
+export function checkReplaySize(bytes) {
+  if (bytes > MAX_REPLAY_BYTES) {
+    fail(`the file is ${formatBytes(bytes)}; the page opens replays up to ${formatBytes(MAX_REPLAY_BYTES)}`);
+  }
+}
+
+// One linear pass over the text: brackets outside strings may nest at most MAX_NESTING deep.
+export function checkReplayText(text) {
+  checkReplaySize(text.length);
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92) i++; // backslash: skip the escaped character
+      else if (c === 34) inString = false;
+    } else if (c === 34) {
+      inString = true;
+    } else if (c === 91 || c === 123) {
+      if (++depth > MAX_NESTING) fail(`the file nests deeper than ${MAX_NESTING} levels; no replay does`);
+    } else if (c === 93 || c === 125) {
+      depth--;
+    }
+  }
+}
 
 function checkRecord(rec, where, game) {
   if (!isObj(rec)) fail(`${where} is not an object`);
-  if (rec.schema_version !== undefined && rec.schema_version !== 1) {
-    fail(`${where} has unsupported schema_version ${JSON.stringify(rec.schema_version)}`);
-  }
-  if (rec.game !== undefined && rec.game !== game) fail(`${where} is a ${rec.game} record`);
   if (!Array.isArray(rec.bots) || rec.bots.length < 1) fail(`${where} has no "bots"`);
   if (!isObj(rec.start)) fail(`${where} has no "start"`);
   if (!Array.isArray(rec.turns)) fail(`${where} has no "turns"`);
   if (game === "flit") {
     const size = rec.settings && rec.settings.size;
     if (!Number.isInteger(size) || size < 1 || size > 512) fail(`${where} has no valid settings.size`);
-    if (!Array.isArray(rec.start.changes)) fail(`${where} has no start.changes`);
     const checkChanges = (ch, w) => {
       if (!Array.isArray(ch)) fail(`${w} has no "changes"`);
       for (const c of ch) {
         if (!Array.isArray(c) || c.length !== 3 || !c.every(Number.isInteger)) {
-          fail(`${w} has a bad change ${JSON.stringify(c)}`);
+          fail(`${w} has a bad change ${JSON.stringify(c).slice(0, 80)}`);
         }
-        if (c[0] < 0 || c[0] >= size || c[1] < 0 || c[1] >= size) {
-          fail(`${w} has a change outside the board`);
-        }
+        if (c[0] < 0 || c[0] >= size || c[1] < 0 || c[1] >= size) fail(`${w} has a change outside the board`);
+        if (c[2] < 0 || c[2] > FLIT_MAX_COLOUR) fail(`${w} has an unknown colour ${c[2]}`);
       }
     };
     checkChanges(rec.start.changes, `${where} start`);
@@ -44,33 +82,16 @@ function checkRecord(rec, where, game) {
   }
 }
 
-// Parses and validates the text of a replay file. Returns a normalised series:
-// {game, bots: [names], records: [...], summary|null}. Throws Error with a clear message.
-export function parseReplay(text) {
-  let data;
-  try { data = JSON.parse(text); } catch (e) { fail(`not valid JSON (${e.message})`); }
-  if (!isObj(data)) fail("the file does not hold a JSON object");
-  if (data.schema_version === undefined) fail('missing "schema_version"');
-  if (data.schema_version !== 1) {
-    fail(`unsupported schema_version ${JSON.stringify(data.schema_version)} (expected 1)`);
-  }
-  if (data.kind !== "series" && data.kind !== "game") {
-    fail(`unknown kind ${JSON.stringify(data.kind)} (expected "series" or "game")`);
-  }
-  if (!GAMES.includes(data.game)) fail(`unknown game ${JSON.stringify(data.game)}`);
-  const game = data.game;
-  if (data.kind === "game") {
-    checkRecord(data, "the game record", game);
-    const bots = data.bots.map(String);
-    const rec = { ...data, bot_index: Array.isArray(data.bot_index) ? data.bot_index : bots.map((_, i) => i) };
-    return { game, bots, records: [rec], summary: null };
-  }
-  if (!Array.isArray(data.bots) || data.bots.length < 1) fail('missing "bots"');
-  if (!Array.isArray(data.records)) fail('missing "records"');
-  if (data.records.length === 0) fail("the series has no records");
-  data.records.forEach((r, i) => checkRecord(r, `record ${i + 1}`, game));
-  const summary = isObj(data.summary) && Array.isArray(data.summary.games) ? data.summary : null;
-  return { game, bots: data.bots.map(String), records: data.records, summary };
+// The document the engine verified (a series, its summary recomputed by the engine) in
+// the viewer's shape: {game, bots: [names], records, summary}. Throws ReplayFileError.
+export function seriesFromDocument(doc) {
+  if (!isObj(doc)) fail("the engine returned no document");
+  if (!GAMES.includes(doc.game)) fail(`unknown game ${JSON.stringify(doc.game)}`);
+  if (!Array.isArray(doc.bots) || doc.bots.length < 1) fail('missing "bots"');
+  if (!Array.isArray(doc.records) || doc.records.length === 0) fail("the series has no records");
+  if (!isObj(doc.summary) || !Array.isArray(doc.summary.games)) fail("the engine returned no summary");
+  doc.records.forEach((r, i) => checkRecord(r, `record ${i + 1}`, doc.game));
+  return { game: doc.game, bots: doc.bots.map(String), records: doc.records, summary: doc.summary };
 }
 
 // --- frames --------------------------------------------------------------------------
@@ -134,74 +155,4 @@ export class Track {
       atom: next ? next.atom : null,
     };
   }
-}
-
-// --- summaries -----------------------------------------------------------------------
-
-function countFaults(rec, nBots) {
-  const faults = new Array(nBots).fill(0);
-  const idx = rec.bot_index || [];
-  for (const t of rec.turns || []) {
-    if (t && t.fault && t.fault.kind !== "frozen") {
-      const b = idx[t.seat ?? 0] ?? t.seat ?? 0;
-      if (b >= 0 && b < nBots) faults[b]++;
-    }
-  }
-  return faults;
-}
-
-// Builds a summary in the engine's shape from finished records:
-// {games: [{seed, scores, winner, faults}], mean_scores, wins}.
-export function computeSummary(game, botNames, records) {
-  const n = botNames.length;
-  const games = [];
-  if (game === "flit") {
-    for (const rec of records) {
-      if (!rec || !rec.result) continue;
-      const idx = rec.bot_index || rec.bots.map((_, i) => i);
-      const scores = new Array(n).fill(null);
-      (rec.result.scores || []).forEach((s, seat) => { if (idx[seat] < n) scores[idx[seat]] = s; });
-      const w = rec.result.winner;
-      games.push({
-        seed: rec.seed, scores, winner: w === null || w === undefined ? null : idx[w] ?? null,
-        faults: countFaults(rec, n),
-      });
-    }
-  } else {
-    const bySeed = new Map();
-    const order = [];
-    for (const rec of records) {
-      if (!rec || !rec.result) continue;
-      const key = String(rec.seed);
-      if (!bySeed.has(key)) {
-        bySeed.set(key, { seed: rec.seed, scores: new Array(n).fill(null), faults: new Array(n).fill(0) });
-        order.push(key);
-      }
-      const g = bySeed.get(key);
-      const b = (rec.bot_index && rec.bot_index[0]) ?? 0;
-      if (b < n) {
-        const sc = rec.result.scores ? rec.result.scores[0] : rec.result.score;
-        g.scores[b] = sc ?? null;
-        const f = countFaults(rec, n);
-        for (let i = 0; i < n; i++) g.faults[i] += f[i];
-      }
-    }
-    for (const key of order) {
-      const g = bySeed.get(key);
-      let best = null, bestScore = -Infinity, tie = false;
-      g.scores.forEach((s, i) => {
-        if (s === null) return;
-        if (s > bestScore) { bestScore = s; best = i; tie = false; } else if (s === bestScore) tie = true;
-      });
-      g.winner = n > 1 && !tie && g.scores.every((s) => s !== null) ? best : null;
-      games.push(g);
-    }
-  }
-  const mean_scores = [], wins = [];
-  for (let i = 0; i < n; i++) {
-    const ss = games.map((g) => g.scores[i]).filter((s) => s !== null && s !== undefined);
-    mean_scores.push(ss.length ? ss.reduce((a, b) => a + b, 0) / ss.length : null);
-    wins.push(games.filter((g) => g.winner === i).length);
-  }
-  return { games, mean_scores, wins };
 }

@@ -1,8 +1,13 @@
 // Results table: one row per bot, plus per-game rows in a collapsible <details>.
+// It shows the engine's summary as it is (the page computes no result): one pass over
+// the games for the bot rows, and the per-game rows only when opened, at most
+// MAX_GAME_ROWS of them, so no summary can make the page build millions of cells.
+
+export const MAX_GAME_ROWS = 500;
 
 function fmt(v, digits = 1) {
-  if (v === null || v === undefined || Number.isNaN(v)) return "—";
-  return Number.isInteger(v) ? String(v) : Number(v).toFixed(digits);
+  if (typeof v !== "number" || Number.isNaN(v)) return "—";
+  return Number.isInteger(v) ? String(v) : v.toFixed(digits);
 }
 
 function cell(tag, text, attrs = {}) {
@@ -12,10 +17,27 @@ function cell(tag, text, attrs = {}) {
   return el;
 }
 
+function isScore(v) { return typeof v === "number" && Number.isFinite(v); }
+
+// Per bot: games played and faults, in one pass over the games.
+function totals(games, nBots) {
+  const played = new Array(nBots).fill(0);
+  const faults = new Array(nBots).fill(0);
+  for (const g of games) {
+    const scores = g && Array.isArray(g.scores) ? g.scores : [];
+    const f = g && Array.isArray(g.faults) ? g.faults : [];
+    for (let i = 0; i < nBots; i++) {
+      if (isScore(scores[i])) played[i]++;
+      if (isScore(f[i])) faults[i] += f[i];
+    }
+  }
+  return { played, faults };
+}
+
 // container: element to fill. summary: {games:[{seed, scores, winner, faults}], mean_scores, wins}
 export function renderResults(container, game, botNames, summary, note = "") {
   container.replaceChildren();
-  const games = (summary && summary.games) || [];
+  const games = summary && Array.isArray(summary.games) ? summary.games : [];
   const table = document.createElement("table");
   table.className = "results";
   const cap = cell("caption", "Results");
@@ -28,14 +50,13 @@ export function renderResults(container, game, botNames, summary, note = "") {
   thead.append(hr);
   table.append(thead);
   const tbody = document.createElement("tbody");
+  const { played, faults } = totals(games, botNames.length);
+  const wins = summary && Array.isArray(summary.wins) ? summary.wins : [];
+  const means = summary && Array.isArray(summary.mean_scores) ? summary.mean_scores : [];
   botNames.forEach((name, i) => {
     const tr = document.createElement("tr");
     tr.append(cell("th", name, { scope: "row" }));
-    const played = games.filter((g) => g.scores && g.scores[i] !== null && g.scores[i] !== undefined).length;
-    const faults = games.reduce((a, g) => a + ((g.faults && g.faults[i]) || 0), 0);
-    const wins = summary && summary.wins ? summary.wins[i] : 0;
-    const mean = summary && summary.mean_scores ? summary.mean_scores[i] : null;
-    [String(played), fmt(wins), fmt(mean, 2), String(faults)].forEach((v) => tr.append(cell("td", v)));
+    [String(played[i]), fmt(wins[i] ?? 0), fmt(means[i], 2), String(faults[i])].forEach((v) => tr.append(cell("td", v)));
     tbody.append(tr);
   });
   if (!botNames.length) {
@@ -49,6 +70,17 @@ export function renderResults(container, game, botNames, summary, note = "") {
   const det = document.createElement("details");
   det.className = "per-game";
   det.append(cell("summary", `Per-game results (${games.length} game${games.length === 1 ? "" : "s"})`));
+  let built = false;
+  det.addEventListener("toggle", () => {
+    if (!det.open || built) return;
+    built = true;
+    det.append(perGameTable(game, botNames, games));
+  });
+  container.append(det);
+}
+
+function perGameTable(game, botNames, games) {
+  const frag = document.createDocumentFragment();
   const t2 = document.createElement("table");
   t2.append(cell("caption", "Per-game results"));
   const h2 = document.createElement("tr");
@@ -58,21 +90,28 @@ export function renderResults(container, game, botNames, summary, note = "") {
   th2.append(h2);
   t2.append(th2);
   const tb2 = document.createElement("tbody");
-  games.forEach((g, k) => {
+  const shown = Math.min(games.length, MAX_GAME_ROWS);
+  for (let k = 0; k < shown; k++) {
+    const g = games[k] || {};
     const tr = document.createElement("tr");
     tr.append(cell("th", String(k + 1), { scope: "row" }));
-    tr.append(cell("td", String(g.seed ?? "—")));
+    tr.append(cell("td", isScore(g.seed) ? String(g.seed) : "—"));
+    const scores = Array.isArray(g.scores) ? g.scores : [];
+    const faults = Array.isArray(g.faults) ? g.faults : [];
     botNames.forEach((_, i) => {
-      let v = g.scores ? fmt(g.scores[i]) : "—";
-      const f = g.faults && g.faults[i];
-      if (f) v += ` (${f} fault${f === 1 ? "" : "s"})`;
+      let v = fmt(scores[i]);
+      const f = faults[i];
+      if (isScore(f) && f) v += ` (${f} fault${f === 1 ? "" : "s"})`;
       tr.append(cell("td", v));
     });
-    const w = g.winner === null || g.winner === undefined ? (botNames.length > 1 ? "draw" : "—") : botNames[g.winner] ?? "?";
+    const w = Number.isInteger(g.winner) ? botNames[g.winner] ?? "?" : (botNames.length > 1 ? "draw" : "—");
     tr.append(cell("td", w));
     tb2.append(tr);
-  });
+  }
   t2.append(tb2);
-  det.append(t2);
-  container.append(det);
+  frag.append(t2);
+  if (games.length > shown) {
+    frag.append(cell("p", `The first ${shown} of ${games.length} games are shown.`, { class: "muted" }));
+  }
+  return frag;
 }

@@ -1,6 +1,13 @@
 // Persistence (localStorage, key prefix "koth-arena:") and share links (URL hash).
+// A write can fail (quota, storage blocked): every save reports to the listener set with
+// onSave, so the page can warn that edits are not being kept.
 
 export const PREFIX = "koth-arena:";
+export const MAX_NAME_CHARS = 40; // the name field's maxlength
+
+let saveListener = null;
+// listener(key, ok, error): called after every save.
+export function onSave(listener) { saveListener = listener; }
 
 export function load(key, fallback) {
   try {
@@ -13,15 +20,26 @@ export function load(key, fallback) {
 }
 
 export function save(key, value) {
+  let error = null;
   try {
     localStorage.setItem(PREFIX + key, JSON.stringify(value));
-    return true;
+  } catch (e) {
+    error = e;
+  }
+  if (saveListener) saveListener(key, error === null, error);
+  return error === null;
+}
+
+export function remove(key) {
+  try {
+    localStorage.removeItem(PREFIX + key);
   } catch {
-    return false;
+    // nothing to warn about: the key stays, and is ignored or overwritten later
   }
 }
 
-// Debounced saver: schedule(key, () => value); flush() writes everything pending now.
+// Debounced saver: schedule(key, () => value); flush() writes everything pending now;
+// pending(key) says whether a change to key is not written yet.
 export function makeSaver(delayMs = 250) {
   const pending = new Map();
   let timer = null;
@@ -35,7 +53,7 @@ export function makeSaver(delayMs = 250) {
     if (timer !== null) clearTimeout(timer);
     timer = setTimeout(flush, delayMs);
   }
-  return { schedule, flush };
+  return { schedule, flush, pending: (key) => pending.has(key) };
 }
 
 // --- base64url of UTF-8 JSON ---------------------------------------------------------
@@ -77,9 +95,8 @@ export function checkShare(obj, games) {
     if (!b || typeof b.name !== "string" || typeof b.code !== "string") {
       throw new Error("a bot has no name or code");
     }
+    if (b.name.length > MAX_NAME_CHARS) throw new Error(`a bot name is longer than ${MAX_NAME_CHARS} characters`);
   }
-  for (const k of ["seed", "games", "time_limit_ms", "max_moves"]) {
-    if (k in s && !Number.isFinite(Number(s[k]))) throw new Error(`bad ${k}`);
-  }
+  if (s.preset !== undefined && typeof s.preset !== "string") throw new Error("the preset is not a name");
   return { settings: s, bots: obj.bots.map((b) => ({ name: b.name, code: b.code })) };
 }

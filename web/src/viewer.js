@@ -4,7 +4,7 @@
 
 import { Track } from "./replay.js";
 import { drawFlit, FLIT_COLOURS } from "./render_flit.js";
-import { drawAtomas } from "./render_atomas.js";
+import { drawAtomas, itemText } from "./render_atomas.js";
 
 export class Viewer {
   constructor(el) {
@@ -24,6 +24,9 @@ export class Viewer {
     this._acc = 0;
     this._lastTs = null;
     this.onChange = null; // callback(viewer) after the frame changes (optional)
+    this.onDrawError = null; // callback(message), once per loaded series, if a frame fails to draw
+    this.drawErrorShown = false;
+    this.gameOfSeed = new Map(); // Atomas: seed -> game number, in the order records arrive
     this.bind();
     this.resize();
     if (typeof ResizeObserver !== "undefined") {
@@ -35,6 +38,7 @@ export class Viewer {
   // ---- feeding -----------------------------------------------------------------------
   clear() {
     this.game = null; this.botNames = []; this.tracks = []; this.labels = [];
+    this.gameOfSeed = new Map(); this.drawErrorShown = false;
     this.current = -1; this.t = 0; this.live = false; this.follow = true;
     this.setPlaying(false);
     this.listDirty = true; this.dirty = true;
@@ -111,14 +115,10 @@ export class Viewer {
     const names = (rec.bot_index || []).map((b, s) => this.botNames[b] ?? (rec.bots || [])[s]);
     const who = (names.length ? names : rec.bots || []).map(String);
     if (this.game === "atomas") {
-      // duplicate format: one record per (seed, bot); number games by seed
-      const seeds = [];
-      for (let i = 0; i <= index; i++) {
-        const r = i === index ? rec : this.tracks[i] && this.tracks[i].record;
-        if (r && !seeds.includes(String(r.seed))) seeds.push(String(r.seed));
-      }
-      const g = seeds.indexOf(String(seed)) + 1;
-      return `Game ${g} — seed ${seed} — ${who.join(", ")}`;
+      // duplicate format: one record per (seed, bot); games are numbered by seed
+      const key = String(seed);
+      if (!this.gameOfSeed.has(key)) this.gameOfSeed.set(key, this.gameOfSeed.size + 1);
+      return `Game ${this.gameOfSeed.get(key)} — seed ${seed} — ${who.join(", ")}`;
     }
     return `Game ${index + 1} — seed ${seed} — ${who.join(" vs ")}`;
   }
@@ -202,7 +202,9 @@ export class Viewer {
     this.flushNow();
   }
 
+  // The animation loop: the next frame is asked for first, so nothing drawn can end it.
   tick(ts) {
+    requestAnimationFrame((t2) => this.tick(t2));
     if (this.playing && this.track) {
       const tr = this.track;
       if (this._lastTs !== null) {
@@ -223,7 +225,6 @@ export class Viewer {
     }
     if (this.listDirty) this.renderList();
     if (this.dirty) this.render();
-    requestAnimationFrame((t2) => this.tick(t2));
   }
 
   // ---- rendering ---------------------------------------------------------------------
@@ -266,9 +267,10 @@ export class Viewer {
       if (fr.counts[5]) parts.push(`${fr.counts[5]} neutral`);
       return `Flit board, turn ${fr.turn} of ${fr.total}: ${parts.join(", ")}`;
     }
-    const atom = fr.atom === null || fr.atom === undefined ? "none" : fr.atom;
+    const atom = fr.atom === null || fr.atom === undefined ? "none" : itemText(fr.atom);
+    const items = fr.board.map(itemText).join(" ");
     return `Atomas board, ${names[0] ?? "bot"}, move ${fr.turn} of ${fr.total}: score ${fr.score}, ` +
-      `${fr.board.length} items (${fr.board.join(" ") || "empty"}), atom in play ${atom}`;
+      `${fr.board.length} items (${items || "empty"}), atom in play ${atom}`;
   }
 
   seatNames(rec) {
@@ -300,14 +302,23 @@ export class Viewer {
       return;
     }
     ctrls.forEach((b) => { b.disabled = false; });
-    const fr = tr.frame(this.t);
-    const dpr = window.devicePixelRatio || 1;
-    ctx.save();
-    ctx.scale(dpr, dpr);
-    const w = c.width / dpr, h = c.height / dpr;
-    if (fr.game === "flit") drawFlit(ctx, w, h, fr); else drawAtomas(ctx, w, h, fr);
-    ctx.restore();
-    c.setAttribute("aria-label", this.frameDescription(fr));
+    let fr;
+    try {
+      fr = tr.frame(this.t);
+      const dpr = window.devicePixelRatio || 1;
+      ctx.save();
+      try {
+        ctx.scale(dpr, dpr);
+        const w = c.width / dpr, h = c.height / dpr;
+        if (fr.game === "flit") drawFlit(ctx, w, h, fr); else drawAtomas(ctx, w, h, fr);
+      } finally {
+        ctx.restore();
+      }
+      c.setAttribute("aria-label", this.frameDescription(fr));
+    } catch (err) {
+      this.drawFailed(err);
+      return;
+    }
     e.scrub.max = String(fr.total);
     e.scrub.value = String(fr.turn);
     e.scrub.setAttribute("aria-valuetext", `Turn ${fr.turn} of ${fr.total}`);
@@ -316,6 +327,31 @@ export class Viewer {
     this.renderLegend(fr);
     this.renderInfo(fr);
     if (this.onChange) this.onChange(this);
+  }
+
+  // A frame that cannot be drawn: the board says so, the page is told once per series,
+  // and the controls and the animation loop carry on.
+  drawFailed(err) {
+    const e = this.el;
+    const c = e.canvas;
+    const ctx = c.getContext("2d");
+    const message = `turn ${this.t} of record ${this.current + 1} cannot be drawn (${err && err.message ? err.message : err})`;
+    ctx.fillStyle = "#ffffff";
+    ctx.fillRect(0, 0, c.width, c.height);
+    ctx.fillStyle = "#b00020";
+    ctx.font = `${Math.round(14 * (window.devicePixelRatio || 1))}px system-ui, sans-serif`;
+    ctx.textAlign = "center";
+    ctx.textBaseline = "middle";
+    ctx.fillText("This turn cannot be drawn", c.width / 2, c.height / 2);
+    c.setAttribute("aria-label", `Board: ${message}`);
+    e.info.textContent = `This ${message}.`;
+    const track = this.track;
+    e.scrub.max = String(track ? track.length : 0);
+    e.scrub.value = String(this.t);
+    if (!this.drawErrorShown) {
+      this.drawErrorShown = true;
+      if (this.onDrawError) this.onDrawError(message);
+    }
   }
 
   renderLegend(fr) {
@@ -355,7 +391,7 @@ export class Viewer {
         txt += Array.isArray(last.move) ? ` · ${who} moved ${last.move[0]},${last.move[1]} → ${last.move[2]},${last.move[3]}`
           : ` · ${who} passed`;
       } else {
-        txt += ` · ${last.atom} → ${last.answer ?? "—"}`;
+        txt += ` · ${itemText(last.atom)} → ${last.answer ?? "—"}`;
       }
       if (last.fault) txt += ` · fault (${last.fault.kind}): ${last.fault.message ?? ""}`;
     }
