@@ -32,7 +32,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-BWRAP = "/usr/bin/bwrap"
+BWRAP = os.environ.get("KOTH_BWRAP", "/usr/bin/bwrap")  # Debian's bubblewrap
 ENGINE_ROOT = Path(__file__).resolve().parents[2]
 SANDBOX_ENGINE_ROOT = "/opt/koth"  # where the engine package is seen inside
 WORKDIR = "/tmp/bot"  # the bot's working directory inside
