@@ -128,10 +128,8 @@ def test_writing_passes_into_the_opponents_reply_pipe(tmp_path):
     assert out["wins"] == [0, 1]
 
 
-def test_appending_to_the_opponents_file_named_on_the_controllers_command_line(tmp_path):
-    victim = bot_file(tmp_path, "victim.py", ATOMAS_ZERO)
-    before = hashlib.sha256(victim.read_bytes()).hexdigest()
-    attacker = bot_file(tmp_path, "attacker.py", SCAN, f"""
+def append_attacker(tmp_path: Path, victim: Path) -> Path:
+    return bot_file(tmp_path, "attacker.py", SCAN, f"""
     VICTIM = {str(victim)!r}  # even knowing the path
     def attack():
         report = []
@@ -153,12 +151,27 @@ def test_appending_to_the_opponents_file_named_on_the_controllers_command_line(t
     def move(view):
         return "0 n" if view.atom == "-" else 0
     """)
+
+
+def test_appending_to_the_opponents_file_named_on_the_controllers_command_line(tmp_path):
+    victim = bot_file(tmp_path, "victim.py", ATOMAS_ZERO)
+    before = hashlib.sha256(victim.read_bytes()).hexdigest()
+    attacker = append_attacker(tmp_path, victim)
     out, _ = match(tmp_path, "atomas", attacker, victim, "--seed", 1, "--games", 2, "--max-moves", 20)
     log = log_text(out, 0, "stdout")
     assert "attack:" in log and "refused" in log and "WROTE" not in log
     assert str(victim) not in log  # its path is nowhere the attacker can read
     assert hashlib.sha256(victim.read_bytes()).hexdigest() == before
     assert [g["faults"] for g in out["games"]] == [[0, 0], [0, 0]]
+
+
+def test_the_append_attack_is_real_without_the_sandbox(tmp_path):
+    """The control: with --no-sandbox the same attacker does reach the file."""
+    victim = bot_file(tmp_path, "victim.py", ATOMAS_ZERO)
+    out, _ = match(tmp_path, "atomas", append_attacker(tmp_path, victim), "--seed", 1,
+                   "--max-moves", 5, "--no-sandbox")
+    assert f"WROTE {victim}" in log_text(out, 0, "stdout")
+    assert "owned" in victim.read_text()
 
 
 def test_reading_the_opponents_source_from_process_memory(tmp_path):
@@ -246,25 +259,27 @@ def test_a_bots_leftover_process_cannot_stall_the_next_game(tmp_path):
     assert host_processes_with(marker) == []
 
 
-def test_a_forked_process_cannot_rewrite_the_replay_after_the_match(tmp_path):
-    marker = "koth-replay-" + os.urandom(4).hex()
-    replay = tmp_path / "series.json"
-    attacker = bot_file(tmp_path, "attacker.py", f"""
-    import json, os, time
+def forger(tmp_path: Path, replay: Path, marker: str) -> Path:
+    return bot_file(tmp_path, "attacker.py", f"""
+    import os
     REPLAY = {str(replay)!r}
     if os.fork() == 0:
         os.setsid()
         if os.fork() == 0:  # waits for the match to end, then forges a 999-0 summary
-            script = ("sleep 2; printf '%s' '{{\\"summary\\": {{\\"wins\\": [999, 0]}}}}' > " + REPLAY
-                      + "; echo {marker} > /dev/null")
-            os.execvp("sh", ["sh", "-c", script, {marker!r}])
+            script = "sleep 2; echo '{{\\"summary\\": {{\\"wins\\": [999, 0]}}}}' > " + REPLAY
+            os.execvp("sh", ["sh", "-c", script + " # " + {marker!r}])
         os._exit(0)
     os.wait()
     def move(view):
         return "0 n" if view.atom == "-" else 0
     """)
-    out, _ = match(tmp_path, "atomas", attacker, "builtin:random", "--seed", 2, "--max-moves", 10,
-                   "--replay", replay)
+
+
+def test_a_forked_process_cannot_rewrite_the_replay_after_the_match(tmp_path):
+    marker = "koth-replay-" + os.urandom(4).hex()
+    replay = tmp_path / "series.json"
+    out, _ = match(tmp_path, "atomas", forger(tmp_path, replay, marker), "builtin:random", "--seed", 2,
+                   "--max-moves", 10, "--replay", replay)
     written = replay.read_bytes()
     time.sleep(3)  # longer than the forger waits: had it survived, it would have written by now
     assert host_processes_with(marker) == []
@@ -273,6 +288,18 @@ def test_a_forked_process_cannot_rewrite_the_replay_after_the_match(tmp_path):
     assert document["summary"]["games"] == out["games"]
     for record in document["records"]:
         assert list(replay_record(record).returns()) == record["result"]["scores"]
+
+
+def test_the_replay_forger_is_real_without_the_sandbox(tmp_path):
+    """The control: with --no-sandbox the forger outlives the match and rewrites the file."""
+    marker = "koth-replay-" + os.urandom(4).hex()
+    replay = tmp_path / "series.json"
+    match(tmp_path, "atomas", forger(tmp_path, replay, marker), "--seed", 2, "--max-moves", 10,
+          "--replay", replay, "--no-sandbox")
+    deadline = time.monotonic() + 10
+    while b"999" not in replay.read_bytes() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert json.loads(replay.read_text())["summary"]["wins"] == [999, 0]
 
 
 # -- garbage on the reply channel ---------------------------------------------------------------------
