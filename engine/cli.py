@@ -16,6 +16,7 @@ from typing import NoReturn
 
 from engine.bots.code import FUNCTION, load_code
 from engine.bots.native import CommandBot, HostedBot, InProcessBot
+from engine.bots.sandbox import Limits, Sandbox, SandboxError, Unsandboxed
 from engine.examples import example_source
 from engine.games import GAMES, get_game
 from engine.games.randomness import check_secret, new_secret
@@ -55,6 +56,10 @@ def build_parser() -> argparse.ArgumentParser:
     match.add_argument("--replay", type=Path, metavar="FILE", help="write the replay (JSON) here")
     match.add_argument("--json", action="store_true", help="print one JSON object")
     match.add_argument("--log", action="store_true", help="print the bots' output and faults")
+    match.add_argument("--no-sandbox", action="store_true",
+                       help="run bot processes without the bubblewrap sandbox (trusted bots only)")
+    match.add_argument("--memory-limit", type=_positive, default=Limits.memory_mb, metavar="MB",
+                       help=f"memory (address space) per bot process (default {Limits.memory_mb})")
     _add_replay_command(commands)
     return parser
 
@@ -93,8 +98,9 @@ _positive = _int_at_least(1, "at least 1")
 _non_negative = _int_at_least(0, "0 or more")
 
 
-def make_bot(spec: str, game: str):
-    """A bot from its command-line form."""
+def make_bot(spec: str, game: str, sandbox: Sandbox | Unsandboxed | None = None):
+    """A bot from its command-line form; its processes start through ``sandbox``."""
+    sandbox = sandbox or Unsandboxed()
     if spec.startswith("builtin:"):
         name = spec.split(":", 1)[1]
         try:
@@ -102,12 +108,20 @@ def make_bot(spec: str, game: str):
         except ValueError as exc:
             raise UsageError(str(exc)) from None
         # Trusted function bots run in-process (fast); script examples need a host process.
-        return InProcessBot(name, source) if load_code(source).kind == FUNCTION else HostedBot(name, source)
+        if load_code(source).kind == FUNCTION:
+            return InProcessBot(name, source)
+        return HostedBot(name, source, sandbox)
     if spec.startswith("cmd:"):
         command = spec.split(":", 1)[1].strip()
         if not command:
             raise UsageError("cmd: needs a command, e.g. cmd:'./bot.sh'")
-        return CommandBot(command.split()[0].rsplit("/", 1)[-1], command)
+        try:
+            program = shlex.split(command)[0] if shlex.split(command) else ""
+        except ValueError as exc:
+            raise UsageError(f"cannot parse the command {command!r}: {exc}") from None
+        if not program:
+            raise UsageError("cmd: needs a command, e.g. cmd:'./bot.sh'")
+        return CommandBot(program.rsplit("/", 1)[-1], command, sandbox)
     path = Path(spec)
     if path.suffix != ".py":
         raise UsageError(f"bot {spec!r} is not a .py file, cmd:COMMAND or builtin:NAME")
@@ -117,7 +131,30 @@ def make_bot(spec: str, game: str):
         source = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise UsageError(f"cannot read {spec}: {exc}") from None
-    return HostedBot(path.stem, source)
+    return HostedBot(path.stem, source, sandbox)
+
+
+def _runs_a_process(spec: str, game: str) -> bool:
+    """False for the built-in function bots, which run in the controller's process."""
+    if spec.startswith("builtin:"):
+        return load_code(example_source(game, spec.split(":", 1)[1])).kind != FUNCTION
+    return True
+
+
+def choose_sandbox(specs: list[str], no_sandbox: bool, limits: Limits) -> Sandbox | Unsandboxed:
+    """The sandbox for the bots' processes; ``UsageError`` when untrusted bots would run
+    without one (it cannot start here and ``--no-sandbox`` was not given)."""
+    if no_sandbox:
+        return Unsandboxed(limits)
+    sandbox = Sandbox(limits)
+    try:
+        sandbox.probe()
+    except SandboxError as exc:
+        if all(spec.startswith("builtin:") for spec in specs):
+            return Unsandboxed(limits)  # the built-in examples are trusted
+        raise UsageError(f"the bot sandbox cannot start: {exc}; install bubblewrap, or pass "
+                         "--no-sandbox to run the bots unsandboxed (trusted bots only)") from None
+    return sandbox
 
 
 def _unique_names(bots: list) -> None:
@@ -141,7 +178,12 @@ def run_match(args: argparse.Namespace) -> int:
         if not spec.min_bots <= len(args.bots) <= spec.max_bots:
             raise UsageError(
                 f"{spec.title} takes {spec.min_bots} to {spec.max_bots} bots, got {len(args.bots)}")
-        bots = [make_bot(b, spec.name) for b in args.bots]
+        for b in args.bots:  # bad bot arguments are reported before the sandbox is probed
+            make_bot(b, spec.name)
+        needs_process = [b for b in args.bots if _runs_a_process(b, spec.name)]
+        sandbox = (choose_sandbox(needs_process, args.no_sandbox, Limits(memory_mb=args.memory_limit))
+                   if needs_process else Unsandboxed())
+        bots = [make_bot(b, spec.name, sandbox) for b in args.bots]
     except (UsageError, ValueError) as exc:
         sys.stderr.write(f"error: {exc}\n")
         return EXIT_USAGE

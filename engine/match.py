@@ -1,7 +1,8 @@
 """Playing series natively: the synchronous controller that steps ``game_steps``.
 
 Bots are anything with ``load/start/turn/end/close`` (``engine.bots.native``). Each bot's
-output and faults are reported through ``on_event`` so the CLI can show or keep them.
+output and faults are reported through ``on_event`` so the CLI can show or keep them; a
+bot's output is capped per game (``OutputBudget``) on top of the per-move caps.
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from engine.bots.runners import BotAnswer
+from engine.bots.answer import BotAnswer, OutputBudget
 from engine.driver import BotEvent, Call, TurnReply, game_steps
 from engine.games import GameSpec
 from engine.series import plan_series, series_document
@@ -55,6 +56,7 @@ def run_series(spec: GameSpec, settings: Any, bots: list[Bot], first_seed: int, 
     try:
         for number, plan in enumerate(plans):
             steps = game_steps(spec, settings, plan, names, load_errors, secret)
+            budgets = [OutputBudget() for _ in bots]
             value = None
             while True:
                 try:
@@ -64,13 +66,15 @@ def run_series(spec: GameSpec, settings: Any, bots: list[Bot], first_seed: int, 
                     break
                 value = None
                 if isinstance(step, Call):
-                    bot = bots[step.bot]
+                    bot, budget = bots[step.bot], budgets[step.bot]
                     if step.op == "turn":
                         value = bot.turn(step.message, limit)
+                        budget.apply(value.result)
                     elif step.op == "start":
-                        value = bot.start(step.seat, step.message)
+                        value = budget.apply(bot.start(step.seat, step.message))
                     else:
-                        value = bot.end()
+                        value = budget.apply(bot.end())
+                        value.stderr += budget.note()
                 elif isinstance(step, BotEvent) and on_event:
                     on_event(step)
             if on_progress:

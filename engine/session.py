@@ -11,12 +11,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from engine.bots.answer import cap_text
 from engine.errors import AnswerError
 from engine.games import GameSpec
 from engine.outcome import Fault, FaultKind, Outcome
 
 SCHEMA_VERSION = 1
 MAX_ANSWER_CHARS = 200
+MAX_ERROR_CHARS = 4_000  # a fault's message, in the record and the console
+GAME_ERROR_CHARS = 100_000  # of one seat's fault messages per game; past it, each is short
+SHORT_ERROR_CHARS = 200
 
 
 @dataclass
@@ -84,7 +88,8 @@ class GameSession:
 
     def fail_to_start(self, seat: int, error: str, line: int | None = None) -> Fault:
         """The bot's code could not load or start: it is frozen from the start."""
-        fault = Fault(FaultKind.ERROR, error, line)
+        fault = Fault(FaultKind.ERROR, _error_text(error) or "the bot did not start",
+                      line if isinstance(line, int) and not isinstance(line, bool) else None)
         self.record["start_faults"][seat] += 1
         self._freeze(seat)
         return fault
@@ -106,6 +111,8 @@ class GameSession:
         return None
 
     def submit(self, reply: Reply) -> TurnResult:
+        """Play the pending request's turn from ``reply``; whatever the reply holds (it
+        comes from a bot), the turn is played, with a fault if the reply is bad."""
         request = self._pending
         if request is None:
             raise RuntimeError("no request is pending")
@@ -113,29 +120,42 @@ class GameSession:
         seat = request.seat
         state = self.state
         answer = reply.answer
-        if answer is not None and len(answer) > MAX_ANSWER_CHARS:
+        bad_answer = None
+        if answer is not None and not isinstance(answer, str):
+            bad_answer = f"the answer is {type(answer).__name__}, not text"
+            answer = None
+        elif answer is not None and len(answer) > MAX_ANSWER_CHARS:
             answer = answer[:MAX_ANSWER_CHARS]
+        error = _error_text(reply.error)
+        if error is not None:
+            error = self._within_budget(seat, error)
+        line = reply.line if isinstance(reply.line, int) and not isinstance(reply.line, bool) else None
+        elapsed_ms = reply.elapsed_ms if isinstance(reply.elapsed_ms, int | float) else 0.0
         fault: Fault | None = None
         counts = True  # toward the consecutive faults that freeze a bot
         if reply.no_answer:
             fault = Fault(FaultKind.TIMEOUT, "no answer within the hard limit; the bot was stopped")
-        elif reply.error is not None:
-            fault = Fault(FaultKind.ERROR, reply.error, reply.line)
-        elif reply.elapsed_ms > self.time_limit_ms:
+        elif error is not None:
+            fault = Fault(FaultKind.ERROR, error, line)
+        elif elapsed_ms > self.time_limit_ms:
             fault = Fault(FaultKind.TIMEOUT,
-                          f"answered in {reply.elapsed_ms:.0f} ms, over the {self.time_limit_ms} ms limit")
+                          f"answered in {elapsed_ms:.0f} ms, over the {self.time_limit_ms} ms limit")
         elif answer is None:
-            fault = Fault(FaultKind.INVALID, "no answer")
+            fault = Fault(FaultKind.INVALID, bad_answer or "no answer")
             counts = state.invalid_is_fault
         else:
             try:
                 action = self.wire.parse_answer(answer, state)
                 result = self._play(seat, request.message, answer, None, action)
-                self.consecutive_faults[seat] = 0
-                return result
             except AnswerError as exc:
                 fault = Fault(FaultKind.INVALID, str(exc))
                 counts = state.invalid_is_fault
+            except (ValueError, TypeError, ArithmeticError, RecursionError, MemoryError) as exc:
+                fault = Fault(FaultKind.INVALID, _error_text(f"the answer could not be read: {exc!r}"))
+                counts = state.invalid_is_fault
+            else:
+                self.consecutive_faults[seat] = 0
+                return result
         if counts:
             self.consecutive_faults[seat] += 1
         else:
@@ -145,6 +165,15 @@ class GameSession:
             self._freeze(seat)
             result.frozen_now = True
         return result
+
+    def _within_budget(self, seat: int, error: str) -> str:
+        """Keep one seat's fault messages within ``GAME_ERROR_CHARS`` a game."""
+        spent = self.__dict__.setdefault("_error_chars", {})  # kept out of __init__ (the header's)
+        used = spent.get(seat, 0)
+        if used >= GAME_ERROR_CHARS:
+            error = cap_text(error, SHORT_ERROR_CHARS)
+        spent[seat] = used + len(error)
+        return error
 
     def _play(self, seat: int, message: dict, answer: str | None, fault: Fault | None,
               action: Any) -> TurnResult:
@@ -172,3 +201,16 @@ class GameSession:
     @property
     def outcome(self) -> Outcome | None:
         return self.state.outcome
+
+
+def _error_text(error: object) -> str | None:
+    """A bot's error as text for the fault and the replay, capped (a bot may raise a 5 MB
+    message every move: the replay must stay small)."""
+    if error is None:
+        return None
+    if not isinstance(error, str):
+        try:
+            error = str(error)
+        except Exception:  # noqa: BLE001 - any object's __str__ may raise
+            error = f"an error of type {type(error).__name__}"
+    return cap_text(error, MAX_ERROR_CHARS)

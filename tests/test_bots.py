@@ -13,6 +13,7 @@ import time
 import pytest
 
 from engine.bots.native import CommandBot, HostedBot, InProcessBot, hard_limit_ms
+from engine.bots.sandbox import Sandbox
 from engine.games import get_game
 from engine.match import run_series
 from engine.replay import replay_record
@@ -25,6 +26,15 @@ SHORT = 50  # for time-outs; the hard limit is then max(2 s, 10x) = 2 s
 # A quick valid Flit opponent: the first valid move, or a pass.
 FLIT_FIRST = "def move(view):\n    moves = view.moves()\n    return moves[0] if moves else '0 0 0 0'\n"
 ATOMAS_ZERO = "def move(view):\n    return '0 n' if view.atom == '-' else 0\n"
+SANDBOX = Sandbox()  # every bot process here runs as the CLI runs it: sandboxed
+
+
+def hosted_bot(name: str, source: str) -> HostedBot:
+    return HostedBot(name, source, SANDBOX)
+
+
+def command_bot(name: str, command: str) -> CommandBot:
+    return CommandBot(name, command, SANDBOX)
 
 
 def run(spec, bots, games=1, seed=1, **overrides):
@@ -55,7 +65,7 @@ def texts(events, stream, bot=0):
 def hosted_atomas(source, **overrides):
     overrides.setdefault("time_limit_ms", FAST)
     overrides.setdefault("max_moves", 60)
-    document, events, elapsed = run(ATOMAS, [HostedBot("bot", source)], **overrides)
+    document, events, elapsed = run(ATOMAS, [hosted_bot("bot", source)], **overrides)
     return document["records"][0], events, document, elapsed
 
 
@@ -248,7 +258,7 @@ def test_atomas_builtin_script_example_runs():
 
 # -- Flit, hosted function and script bots ----------------------------------------------------------
 def test_flit_invalid_moves_do_not_count_toward_freezing():
-    record, events, document, _ = flit_vs_first(HostedBot("bad", "def move(view):\n    return 'banana'\n"))
+    record, events, document, _ = flit_vs_first(hosted_bot("bad", "def move(view):\n    return 'banana'\n"))
     mine = seat_turns(record)
     assert len(mine) == 30
     assert kinds(mine) == ["invalid"] * 30  # never frozen
@@ -259,14 +269,14 @@ def test_flit_invalid_moves_do_not_count_toward_freezing():
 
 def test_flit_illegal_move_is_invalid_with_the_reason():
     source = "def move(view):\n    return (0, 0, 1, 1) if view[0, 0] != view.me else (5, 5, 6, 6)\n"
-    record, _, _, _ = flit_vs_first(HostedBot("bad", source))
+    record, _, _, _ = flit_vs_first(hosted_bot("bad", source))
     fault = seat_turns(record)[0]["fault"]
     assert fault["kind"] == "invalid" and "colour 1" in fault["message"]
 
 
 def test_flit_exceptions_freeze_and_the_bot_passes():
     record, events, document, _ = flit_vs_first(
-        HostedBot("raiser", "def move(view):\n    raise ValueError('boom')\n"))
+        hosted_bot("raiser", "def move(view):\n    raise ValueError('boom')\n"))
     mine = seat_turns(record)
     assert kinds(mine) == ["error"] * 5 + ["frozen"] * (len(mine) - 5)
     assert mine[0]["fault"]["message"].startswith("ValueError: boom") and mine[0]["fault"]["line"] == 2
@@ -278,14 +288,14 @@ def test_flit_exceptions_freeze_and_the_bot_passes():
 
 def test_flit_slow_bot_times_out_then_freezes():
     source = "import time\ndef move(view):\n    time.sleep(0.15)\n    return '0 0 0 0'\n"
-    record, _, _, _ = flit_vs_first(HostedBot("slow", source), time_limit_ms=SHORT)
+    record, _, _, _ = flit_vs_first(hosted_bot("slow", source), time_limit_ms=SHORT)
     mine = seat_turns(record)
     assert kinds(mine)[:6] == ["timeout"] * 5 + ["frozen"]
 
 
 def test_flit_script_infinite_loop_is_stopped_and_frozen():
     source = "input()\nwhile True:\n    if input() == 'M':\n        while True:\n            pass\n"
-    record, _, document, elapsed = flit_vs_first(HostedBot("loop", source), time_limit_ms=SHORT, games=2)
+    record, _, document, elapsed = flit_vs_first(hosted_bot("loop", source), time_limit_ms=SHORT, games=2)
     for record in document["records"]:
         mine = seat_turns(record)
         assert kinds(mine) == ["timeout"] + ["frozen"] * (len(mine) - 1)
@@ -294,7 +304,7 @@ def test_flit_script_infinite_loop_is_stopped_and_frozen():
 
 def test_flit_syntax_error_freezes_from_the_start():
     source = "import random\n\ndef move(view)\n    return '0 0 0 0'\n"
-    record, events, _, _ = flit_vs_first(HostedBot("broken", source))
+    record, events, _, _ = flit_vs_first(hosted_bot("broken", source))
     mine = seat_turns(record)
     assert kinds(mine) == ["frozen"] * len(mine)
     assert record["start_faults"] == [1, 0]
@@ -310,7 +320,7 @@ def test_flit_function_bot_keeps_the_board():
         "    assert len(view.pieces()) >= 2 and view.size == 16 and view.me == 1\n"
         "    return random.choice(moves) if moves else '0 0 0 0'\n"
     )
-    record, _, _, _ = flit_vs_first(HostedBot("rand", source), max_turns=200)
+    record, _, _, _ = flit_vs_first(hosted_bot("rand", source), max_turns=200)
     mine = seat_turns(record)
     assert kinds(mine) == [None] * len(mine)
     assert sum(t["move"] is not None for t in mine) > len(mine) // 2
@@ -344,7 +354,7 @@ def test_flit_script_bots_stream_lines(style):
         "                answer = '%d %d %d %d' % (other[0] + d)\n"
         "    print(answer)\n"
     )
-    record, events, _, _ = flit_vs_first(HostedBot("script", source), max_turns=40)
+    record, events, _, _ = flit_vs_first(hosted_bot("script", source), max_turns=40)
     mine = seat_turns(record)
     assert kinds(mine) == [None] * 20
     assert any(t["move"] for t in mine)
@@ -353,7 +363,7 @@ def test_flit_script_bots_stream_lines(style):
 
 def test_flit_script_exception_freezes_with_its_line():
     source = "input()\nwhile True:\n    if input() == 'M':\n        1 / 0\n"
-    record, _, _, _ = flit_vs_first(HostedBot("div", source))
+    record, _, _, _ = flit_vs_first(hosted_bot("div", source))
     mine = seat_turns(record)
     assert kinds(mine)[:6] == ["error"] * 5 + ["frozen"]
     assert "ZeroDivisionError" in mine[0]["fault"]["message"] and mine[0]["fault"]["line"] == 4
@@ -362,7 +372,7 @@ def test_flit_script_exception_freezes_with_its_line():
 def test_flit_builtin_script_example_runs_hosted():
     from engine.examples import example_source
 
-    record, _, _, _ = flit_vs_first(HostedBot("script", example_source("flit", "script")))
+    record, _, _, _ = flit_vs_first(hosted_bot("script", example_source("flit", "script")))
     assert kinds(seat_turns(record)) == [None] * 30
 
 
@@ -385,7 +395,7 @@ def command_atomas(tmp_path, text, **overrides):
     path = write_script(tmp_path, "bot.sh", text)
     overrides.setdefault("time_limit_ms", FAST)
     overrides.setdefault("max_moves", 25)
-    document, events, elapsed = run(ATOMAS, [CommandBot("sh", f"sh {path}")], **overrides)
+    document, events, elapsed = run(ATOMAS, [command_bot("sh", f"sh {path}")], **overrides)
     return document["records"][0], events, elapsed
 
 
@@ -421,15 +431,16 @@ def test_atomas_command_bot_hang_is_stopped(tmp_path):
 
 
 def test_atomas_missing_command_is_an_error():
-    document, events, _ = run(ATOMAS, [CommandBot("nope", "/nonexistent/bot --x")], max_moves=20)
+    document, events, _ = run(ATOMAS, [command_bot("nope", "/nonexistent/bot --x")], max_moves=20)
     record = document["records"][0]
-    assert_atomas_frozen_after(record, 5, "error")
-    assert "cannot start" in record["turns"][0]["fault"]["message"]
+    assert record["turns"] == [] and record["start_faults"] == [1]
+    assert record["result"]["termination"] == "frozen" and record["result"]["scores"] == [0]
+    assert "cannot start" in texts(events, "error") and "/nonexistent/bot not found" in texts(events, "error")
 
 
 @pytest.mark.skipif(shutil.which("awk") is None, reason="needs awk")
 def test_flit_awk_command_bot_plays(flit_awk_command):
-    record, events, _, _ = flit_vs_first(CommandBot("awk", flit_awk_command), max_turns=100)
+    record, events, _, _ = flit_vs_first(command_bot("awk", flit_awk_command), max_turns=100)
     mine = seat_turns(record)
     assert kinds(mine) == [None] * 50
     assert sum(t["move"] is not None for t in mine) > 25
@@ -438,7 +449,7 @@ def test_flit_awk_command_bot_plays(flit_awk_command):
 
 def test_flit_command_bot_that_exits_is_frozen(tmp_path):
     path = write_script(tmp_path, "bot.sh", "#!/bin/sh\nread setup\necho bye >&2\n")
-    record, events, _, elapsed = flit_vs_first(CommandBot("quit", f"sh {path}"))
+    record, events, _, elapsed = flit_vs_first(command_bot("quit", f"sh {path}"))
     mine = seat_turns(record)
     assert kinds(mine)[:6] == ["error"] * 5 + ["frozen"]
     assert elapsed < hard_limit_ms(FAST) / 1000  # a dead program is not waited for
@@ -448,7 +459,7 @@ def test_flit_command_bot_that_exits_is_frozen(tmp_path):
 
 def test_flit_command_bot_hang_is_stopped(tmp_path):
     path = write_script(tmp_path, "bot.sh", "#!/bin/sh\nwhile :; do :; done\n")
-    bot = CommandBot("hang", f"sh {path}")
+    bot = command_bot("hang", f"sh {path}")
     record, _, _, elapsed = flit_vs_first(bot, time_limit_ms=SHORT)
     mine = seat_turns(record)
     assert kinds(mine) == ["timeout"] + ["frozen"] * (len(mine) - 1)
@@ -456,16 +467,16 @@ def test_flit_command_bot_hang_is_stopped(tmp_path):
 
 
 def test_flit_missing_command_freezes_from_the_start():
-    record, events, _, _ = flit_vs_first(CommandBot("nope", "/nonexistent/flit-bot"))
+    record, events, _, _ = flit_vs_first(command_bot("nope", "/nonexistent/flit-bot"))
     assert kinds(seat_turns(record)) == ["frozen"] * 30
     assert record["start_faults"] == [1, 0]
-    assert "cannot start" in [e for e in events if e.stream == "fault"][0].text
+    assert "cannot start" in texts(events, "error")
 
 
 # -- series bookkeeping with faulty bots -----------------------------------------------------------
 def test_flit_series_rotates_seats_and_counts_wins(tmp_path):
     document, _, _ = run(FLIT, [InProcessBot("first", FLIT_FIRST),
-                                HostedBot("raiser", "def move(view):\n    raise ValueError\n")],
+                                hosted_bot("raiser", "def move(view):\n    raise ValueError\n")],
                          games=3, max_turns=40, time_limit_ms=FAST)
     assert [r["bot_index"] for r in document["records"]] == [[0, 1], [1, 0], [0, 1]]
     summary = document["summary"]

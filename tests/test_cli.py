@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -208,3 +209,56 @@ def test_unwritable_replay_is_a_usage_error(tmp_path):
     done = cli("atomas", "builtin:random", "--max-moves", 5, "--replay", tmp_path / "no" / "dir" / "x.json")
     assert done.returncode == 2
     assert len(done.stderr.strip().splitlines()) == 1 and "replay" in done.stderr
+
+
+# -- the sandbox ---------------------------------------------------------------------------------------
+POSTED_ATOMAS = """import random
+
+atom, _, items = input().partition("/")
+n = len(items.split())
+if atom == "-":
+    print(random.randrange(n), "y")
+elif atom == "C":
+    print(random.randrange(n))
+else:
+    print(random.randrange(max(n, 1)))
+"""
+
+
+def test_posted_python_atomas_answer_runs_as_a_process_per_move_at_the_defaults(tmp_path):
+    """``cmd:python3 bot.py``, as the original controller ran posted answers: sandboxed, the
+    default time limit, a Python start-up every move, and not one fault."""
+    (tmp_path / "bot.py").write_text(POSTED_ATOMAS)
+    done = subprocess.run([sys.executable, "-m", "engine", "match", "atomas", "cmd:python3 bot.py",
+                           "--seed", "1", "--max-moves", "12", "--json"],
+                          cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(ROOT)},
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    assert out["settings"]["time_limit_ms"] == 1000
+    assert out["games"][0]["faults"] == [0]
+
+
+def test_without_the_sandbox_untrusted_bots_are_refused_in_one_line(tmp_path):
+    (tmp_path / "zero.py").write_text("def move(view):\n    return '0 n' if view.atom == '-' else 0\n")
+    env = {**os.environ, "KOTH_BWRAP": str(tmp_path / "no-bwrap")}
+    for bot in (tmp_path / "zero.py", "cmd:sh -c 'echo 0'"):
+        done = subprocess.run([sys.executable, "-m", "engine", "match", "atomas", str(bot), "--seed", "1"],
+                              cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
+        assert done.returncode == 2 and done.stdout == ""
+        lines = done.stderr.strip().splitlines()
+        assert len(lines) == 1 and "sandbox cannot start" in lines[0] and "--no-sandbox" in lines[0]
+    done = subprocess.run([sys.executable, "-m", "engine", "match", "atomas", str(tmp_path / "zero.py"),
+                           "--seed", "1", "--max-moves", "10", "--no-sandbox", "--json"],
+                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and json.loads(done.stdout)["games"][0]["faults"] == [0]
+    # the built-in examples are trusted: they run without it (the script example in a process)
+    done = subprocess.run([sys.executable, "-m", "engine", "match", "flit", "builtin:script",
+                           "builtin:greedy", "--seed", "1", "--json"],
+                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+
+
+def test_memory_limit_must_be_a_positive_number():
+    done = cli("atomas", "builtin:random", "--memory-limit", "0")
+    assert done.returncode == 2 and "--memory-limit" in done.stderr

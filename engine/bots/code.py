@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import ast
 import traceback
+from collections import deque
 from dataclasses import dataclass
 from types import CodeType
 
 BOT_FILENAME = "<bot>"
 FUNCTION = "function"
 SCRIPT = "script"
+TRACEBACK_FRAMES = 50  # of a bot's exception, the last ones are kept
 
 
 class BotLoadError(Exception):
@@ -51,7 +53,10 @@ def load_code(source: str) -> BotCode:
 
 def describe_exception(exc: BaseException) -> tuple[str, int | None]:
     """The exception as the bot's author wants to see it, and its line in the bot."""
-    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename == BOT_FILENAME]
+    # Only the last frames: a recursion bomb's traceback can be millions deep.
+    last = deque(traceback.walk_tb(exc.__traceback__), maxlen=TRACEBACK_FRAMES)
+    frames = [f for f in traceback.StackSummary.extract(iter(last), lookup_lines=False)
+              if f.filename == BOT_FILENAME]
     line = frames[-1].lineno if frames else None
     head = "".join(traceback.format_exception_only(type(exc), exc)).strip()
     if not frames:

@@ -12,7 +12,9 @@ import json
 import sys
 from collections.abc import Callable
 
+from engine.bots.answer import cap_text
 from engine.bots.code import FUNCTION, BotLoadError, load_code
+from engine.bots.reply import MAX_ERROR_CHARS
 from engine.bots.runners import FunctionRunner, OneShotScriptRunner, StreamScriptRunner
 
 STREAMING_GAMES = {"flit"}  # script bots that keep running for the whole game
@@ -27,7 +29,7 @@ class BotHost:
         (a browser without JSPI): long-running script bots are refused then.
         """
         self.receive = receive
-        self.send = send
+        self.send = lambda reply: send(_capped(reply))
         self.can_block = can_block
         self.runner = None
         self.game = ""
@@ -84,6 +86,15 @@ class BotHost:
         else:
             self.runner = OneShotScriptRunner(self.game, self.bot)
         return {"ok": True, "kind": self.bot.kind, "error": None, "line": None}
+
+
+def _capped(reply: dict) -> dict:
+    """A bot's error text cut to what the controller keeps anyway (an exception's message
+    may be megabytes), so the reply stays a short line."""
+    error = reply.get("error")
+    if isinstance(error, str) and len(error) > MAX_ERROR_CHARS:
+        reply["error"] = cap_text(error, MAX_ERROR_CHARS)
+    return reply
 
 
 def main() -> None:

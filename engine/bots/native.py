@@ -2,29 +2,39 @@
 
 - ``InProcessBot``: trusted code (the built-in examples) run in the controller's process;
   the fast path the benchmarks measure.
-- ``HostedBot``: a user's Python file in a bot host subprocess (``engine.bots.host``):
-  isolated, and stopped when it runs past the hard limit.
-- ``CommandBot``: any program, spoken to over stdin/stdout in the game's text protocol.
+- ``HostedBot``: a user's Python file in a bot host process (``engine.bots.host``) in the
+  sandbox (``engine.bots.sandbox``), restarted for every game, stopped when it runs past
+  the hard limit. Its replies go through the one reply checker (``engine.bots.reply``).
+- ``CommandBot``: any program, in the sandbox, spoken to over stdin/stdout in the game's
+  text protocol, its output read in bounded chunks (``engine.bots.pipes``).
+
+At the end of every game a bot's sandbox is killed as a whole, so nothing it started
+lives on into the next game.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import queue
 import shlex
+import shutil
 import subprocess
-import sys
-import threading
 import time
 from pathlib import Path
 
+from engine.bots.answer import BotAnswer, cap_text
 from engine.bots.code import FUNCTION, BotLoadError, load_code
-from engine.bots.runners import BotAnswer, FunctionRunner, OneShotScriptRunner
+from engine.bots.pipes import KEEP_HEAD, Deadline, LineChannel, LineTooLong, StreamDrain, collect, write_all
+from engine.bots.reply import MALFORMED, MAX_REPLY_BYTES, ReplyError, answer_from_reply, decode_reply_line
+from engine.bots.runners import FunctionRunner, OneShotScriptRunner
+from engine.bots.sandbox import ENGINE_ROOT, Jail, Sandbox, Unsandboxed, kill_group
 from engine.driver import TurnReply
 from engine.games import get_game
 
-ENGINE_ROOT = Path(__file__).resolve().parents[2]
+__all__ = ["ENGINE_ROOT", "CommandBot", "HostedBot", "InProcessBot", "hard_limit_ms"]
+
+MAX_COMMAND_LINE = 1 << 16  # bytes in one line a command bot prints (an answer is short)
+START_WAIT_MS = 10_000  # for a bot host to start and load its code
 
 
 def hard_limit_ms(time_limit_ms: int) -> int:
@@ -63,77 +73,81 @@ class InProcessBot:
         pass
 
 
-class _LineReader:
-    """Reads a pipe's lines on a thread so the controller can wait with a deadline."""
-
-    def __init__(self, stream) -> None:
-        self.lines: queue.Queue[str | None] = queue.Queue()
-        self.thread = threading.Thread(target=self._pump, args=(stream,), daemon=True)
-        self.thread.start()
-
-    def _pump(self, stream) -> None:
-        for line in stream:
-            self.lines.put(line)
-        self.lines.put(None)
-
-    def get(self, timeout_s: float) -> str | None:
-        """The next line; None at EOF (and every time after); raises queue.Empty after ``timeout_s``."""
-        line = self.lines.get(timeout=timeout_s)
-        if line is None:
-            self.lines.put(None)  # EOF is sticky: a later read must not wait for the hard limit
-        return line
-
 
 class HostedBot:
-    """A user's Python bot (function or script) in a bot host subprocess."""
+    """A user's Python bot (function or script) in a bot host process in the sandbox."""
 
-    def __init__(self, name: str, source: str) -> None:
+    def __init__(self, name: str, source: str, sandbox: Sandbox | Unsandboxed | None = None) -> None:
         self.name = name
         self.source = source
+        self.sandbox = sandbox if sandbox is not None else Unsandboxed()
+        self.jail: Jail = self.sandbox.jail()
         self.process: subprocess.Popen | None = None
+        self.channel: LineChannel | None = None
         self.next_id = 0
         self.game = ""
-        self.time_limit_ms = 100
         self.load_error: BotAnswer | None = None
 
+    def _running(self) -> bool:
+        return self.process is not None and self.process.poll() is None
+
     def _spawn(self) -> BotAnswer:
-        env = dict(os.environ, PYTHONPATH=str(ENGINE_ROOT), PYTHONIOENCODING="utf-8")
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "engine.bots.host"], stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env, bufsize=1)
-        self.reader = _LineReader(self.process.stdout)
-        reply, _, _ = self._call({"op": "load", "game": self.game, "code": self.source}, 10_000)
-        if reply is None or not reply.get("ok"):
-            error = reply.get("error") if reply else "the bot host did not start"
-            return BotAnswer(error=error, line=reply.get("line") if reply else None)
+        self.kill()
+        env = {"PYTHONPATH": self.sandbox.engine_root, "PYTHONIOENCODING": "utf-8"}
+        try:
+            self.process = self.jail.popen([self.sandbox.python, "-s", "-B", "-m", "engine.bots.host"],
+                                           env=env, stderr=subprocess.DEVNULL)
+        except OSError as exc:
+            return BotAnswer(error=f"the bot host did not start: {exc}")
+        self.channel = LineChannel(self.process.stdout, MAX_REPLY_BYTES)
+        reply, _, answered = self._call({"op": "load", "game": self.game, "code": self.source},
+                                        START_WAIT_MS)
+        if not answered:
+            return BotAnswer(error="the bot host did not load the code in time")
+        if reply.error:
+            return reply
         return BotAnswer()
 
-    def _call(self, request: dict, wait_ms: float) -> tuple[dict | None, float, bool]:
-        """Send a request; (reply or None, elapsed ms, whether it answered in time)."""
+    def _call(self, request: dict, wait_ms: float) -> tuple[BotAnswer, float, bool]:
+        """Send a request; (its checked reply, elapsed ms, whether it answered in time).
+
+        The clock runs from the request to its reply, measured here: nothing another bot
+        does can stall it (they cannot reach this process).
+        """
         self.next_id += 1
         request["id"] = self.next_id
         began = time.perf_counter()
-        try:
-            self.process.stdin.write(json.dumps(request) + "\n")
-            self.process.stdin.flush()
-        except (BrokenPipeError, OSError, ValueError):
-            return None, 0.0, True
         deadline = began + wait_ms / 1000.0
+        try:
+            write_all(self.process.stdin.fileno(), (json.dumps(request) + "\n").encode("utf-8"), deadline)
+        except Deadline:
+            self.kill()
+            return BotAnswer(), (time.perf_counter() - began) * 1000.0, False
+        except (OSError, ValueError):
+            return BotAnswer(error="the bot's process ended"), 0.0, True
         while True:
             try:
-                line = self.reader.get(max(0.0, deadline - time.perf_counter()))
-            except queue.Empty:
+                line = self.channel.read_line(deadline)
+            except Deadline:
                 self.kill()
-                return None, (time.perf_counter() - began) * 1000.0, False
+                return BotAnswer(), (time.perf_counter() - began) * 1000.0, False
             elapsed = (time.perf_counter() - began) * 1000.0
             if line is None:
-                return None, elapsed, True
+                return BotAnswer(error="the bot's process ended"), elapsed, True
+            if isinstance(line, LineTooLong):
+                self.kill()  # its channel is out of step for good
+                return BotAnswer(error=f"{MALFORMED}: a line longer than {MAX_REPLY_BYTES:,} bytes "
+                                       "(the bot was stopped)"), elapsed, True
             try:
-                reply = json.loads(line)
-            except ValueError:
-                continue
-            if isinstance(reply, dict) and reply.get("id") == self.next_id:
-                return reply, elapsed, True
+                data = decode_reply_line(line)
+            except ReplyError as exc:
+                return BotAnswer(error=f"{MALFORMED}: {exc}"), elapsed, True
+            if isinstance(data, dict) and data.get("id") != self.next_id and "id" in data:
+                continue  # a late reply to an earlier request
+            answer = answer_from_reply(data)
+            if answer.error is None and request["op"] in ("load", "start") and data.get("ok") is not True:
+                answer.error = f"{MALFORMED}: no 'ok' in the reply to {request['op']}"
+            return answer, elapsed, True
 
     def load(self, game: str) -> BotAnswer:
         self.game = game
@@ -141,52 +155,59 @@ class HostedBot:
         result = self._spawn()
         if result.error:
             self.load_error = result
+            self.kill()
         return result
 
     def start(self, seat: int, message: dict) -> BotAnswer:
         if self.load_error:
             return self.load_error
-        if self.process is None or self.process.poll() is not None:
+        if not self._running():
             result = self._spawn()
             if result.error:
                 return result
-        reply, _, _ = self._call({"op": "start", "message": message}, 10_000)
-        if reply is None:
-            return BotAnswer(error="the bot host stopped while starting")
-        return _answer(reply)
+        reply, _, answered = self._call({"op": "start", "message": message}, START_WAIT_MS)
+        if not answered:
+            return BotAnswer(error="the bot did not start in time")
+        return reply
 
     def turn(self, message: dict, time_limit_ms: int) -> TurnReply:
-        if self.process is None or self.process.poll() is not None:
+        if not self._running():
             return TurnReply(BotAnswer(error="the bot's process is not running"), 0.0)
         reply, elapsed, answered = self._call({"op": "turn", "message": message},
                                               hard_limit_ms(time_limit_ms))
         if not answered:
             return TurnReply(BotAnswer(), elapsed, no_answer=True)
-        if reply is None:
-            return TurnReply(BotAnswer(error="the bot's process ended"), elapsed)
-        return TurnReply(_answer(reply), elapsed)
+        return TurnReply(reply, elapsed)
 
     def end(self) -> BotAnswer:
-        if self.process is None or self.process.poll() is not None:
-            return BotAnswer()
-        reply, _, answered = self._call({"op": "end"}, 2000)
-        return _answer(reply) if reply else BotAnswer()
+        """The game is over: collect the bot's last output, then kill its whole sandbox."""
+        result = BotAnswer()
+        if self._running():
+            reply, _, answered = self._call({"op": "end"}, 2000)
+            if answered and not reply.error:
+                result = reply
+        self.kill()
+        return result
 
     def kill(self) -> None:
-        _kill(self.process)
+        kill_group(self.process)
+        if self.process is not None:
+            for stream in (self.process.stdin, self.process.stdout):
+                try:
+                    stream.close()
+                except OSError:
+                    pass
+        if self.channel is not None:
+            self.channel.close()
+            self.channel = None
+        self.process = None
 
     def close(self) -> None:
-        _finish(self.process)
-
-
-def _kill(process: subprocess.Popen | None) -> None:
-    if process is not None and process.poll() is None:
-        process.kill()
-        process.wait()
+        self.kill()
 
 
 def _finish(process: subprocess.Popen | None) -> None:
-    """Close the program's stdin (its EOF) and give it a second to exit, then kill it."""
+    """Close the program's stdin (its EOF), give it a second to exit, then kill its group."""
     if process is None:
         return
     try:
@@ -196,24 +217,54 @@ def _finish(process: subprocess.Popen | None) -> None:
     try:
         process.wait(timeout=1)
     except subprocess.TimeoutExpired:
-        _kill(process)
+        pass
+    kill_group(process)
+    try:
+        process.stdout.close()
+    except OSError:
+        pass
 
 
-def _answer(reply: dict) -> BotAnswer:
-    return BotAnswer(reply.get("answer"), reply.get("error"), reply.get("line"),
-                     str(reply.get("stdout") or ""), str(reply.get("stderr") or ""))
+def _command_files(argv: list[str]) -> tuple[list[str], dict[str, tuple[bytes, bool]]]:
+    """The command line as the sandbox sees it, and the files to copy into its working dir.
+
+    Every argument that names an existing file (the program itself when it is given as a
+    path) is copied in and named by its base name; nothing else of the host is visible.
+    """
+    files: dict[str, tuple[bytes, bool]] = {}
+    seen: dict[str, str] = {}
+    result = []
+    for index, arg in enumerate(argv):
+        path = Path(arg)
+        is_program = index == 0
+        if (not is_program or "/" in arg) and path.is_file():
+            real = str(path.resolve())
+            name = seen.get(real)
+            if name is None:
+                name = path.name
+                while name in files:
+                    name = f"{len(files)}-{path.name}"
+                files[name] = (path.read_bytes(), os.access(path, os.X_OK))
+                seen[real] = name
+            result.append(f"./{name}" if is_program else name)
+        else:
+            result.append(arg)
+    return result, files
 
 
 class CommandBot:
     """Any program speaking the text protocol: one process per game for Flit, one per move
     for Atomas (as the original controller ran its bots)."""
 
-    def __init__(self, name: str, command: str) -> None:
+    def __init__(self, name: str, command: str, sandbox: Sandbox | Unsandboxed | None = None) -> None:
         self.name = name
         self.command = command
         self.argv = shlex.split(command)
+        self.sandbox = sandbox if sandbox is not None else Unsandboxed()
+        self.jail: Jail = self.sandbox.jail()
         self.process: subprocess.Popen | None = None
-        self.stderr_parts: list[str] = []
+        self.channel: LineChannel | None = None
+        self.stderr: StreamDrain | None = None
 
     def load(self, game: str) -> BotAnswer:
         self.game = game
@@ -221,11 +272,21 @@ class CommandBot:
         self.streaming = game == "flit"
         if not self.argv:
             return BotAnswer(error="empty command")
+        program = self.argv[0]
+        search = self.sandbox.path if self.sandbox.sandboxed else None
+        if not (os.path.isfile(program) if "/" in program else shutil.which(program, path=search)):
+            return BotAnswer(error=f"cannot start {self.command!r}: {program} not found")
+        self.files: dict[str, tuple[bytes, bool]] = {}
+        self.run_argv = self.argv
+        if self.sandbox.sandboxed:
+            try:
+                self.run_argv, self.files = _command_files(self.argv)
+            except OSError as exc:
+                return BotAnswer(error=f"cannot read the bot's files: {exc}")
         return BotAnswer()
 
     def _popen(self) -> subprocess.Popen:
-        return subprocess.Popen(self.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, text=True, bufsize=1)
+        return self.jail.popen(self.run_argv, files=self.files)
 
     def start(self, seat: int, message: dict) -> BotAnswer:
         if not self.streaming:
@@ -234,54 +295,68 @@ class CommandBot:
             self.process = self._popen()
         except OSError as exc:
             return BotAnswer(error=f"cannot start {self.command!r}: {exc}")
-        self.reader = _LineReader(self.process.stdout)
-        self.stderr_parts = []
-        threading.Thread(target=self._drain_stderr, args=(self.process.stderr,), daemon=True).start()
-        return self._write(self.wire.message_lines(message)) or BotAnswer()
-
-    def _drain_stderr(self, stream) -> None:
-        for line in stream:
-            self.stderr_parts.append(line)
+        self.channel = LineChannel(self.process.stdout, MAX_COMMAND_LINE)
+        self.stderr = StreamDrain(self.process.stderr)
+        return self._write(self.wire.message_lines(message), time.perf_counter() + 10) or BotAnswer()
 
     def _take_stderr(self) -> str:
-        parts, self.stderr_parts = self.stderr_parts, []
-        return "".join(parts)
+        return self.stderr.take() if self.stderr is not None else ""
 
-    def _write(self, lines: list[str]) -> BotAnswer | None:
+    def _write(self, lines: list[str], deadline: float) -> BotAnswer | None:
+        data = "".join(line + "\n" for line in lines).encode("utf-8")
         try:
-            self.process.stdin.write("".join(line + "\n" for line in lines))
-            self.process.stdin.flush()
-        except (BrokenPipeError, OSError, ValueError):
+            write_all(self.process.stdin.fileno(), data, deadline)
+        except Deadline:
+            return BotAnswer(error="the program did not read its input in time")
+        except (OSError, ValueError):
             return BotAnswer(error=f"the program exited (code {self.process.poll()})")
         return None
+
+    def _run_once(self, lines: list[str], wait_s: float) -> TurnReply:
+        """Atomas: a fresh process for the move; its last non-blank line is the answer."""
+        began = time.perf_counter()
+        try:
+            process = self._popen()
+        except OSError as exc:
+            return TurnReply(BotAnswer(error=f"cannot start {self.command!r}: {exc}"), 0.0)
+        try:
+            done = collect(process, "".join(x + "\n" for x in lines).encode("utf-8"), began + wait_s)
+        finally:
+            kill_group(process)
+            for stream in (process.stdin, process.stdout, process.stderr):
+                try:
+                    stream.close()
+                except OSError:
+                    pass
+        elapsed = (time.perf_counter() - began) * 1000.0
+        stderr = done.stderr.text()
+        if done.timed_out:
+            return TurnReply(BotAnswer(stderr=stderr), elapsed, no_answer=True)
+        printed = [x for x in done.stdout.text().splitlines() if x.strip()]
+        answer = printed.pop().strip() if printed else None
+        error = None
+        if done.returncode != 0 and answer is None:
+            error = f"the program exited with code {done.returncode}"
+            last = (stderr.strip().splitlines() or [""])[-1]
+            if done.returncode in (126, 127) or last.startswith("bwrap:"):
+                error = f"cannot start {self.command!r} (exit code {done.returncode}): {last}"
+        return TurnReply(BotAnswer(answer, error, None, "\n".join(printed), stderr), elapsed)
 
     def turn(self, message: dict, time_limit_ms: int) -> TurnReply:
         wait_s = hard_limit_ms(time_limit_ms) / 1000.0
         lines = self.wire.message_lines(message)
-        began = time.perf_counter()
         if not self.streaming:
-            try:
-                done = subprocess.run(self.argv, input="".join(x + "\n" for x in lines),
-                                      capture_output=True, text=True, timeout=wait_s)
-            except subprocess.TimeoutExpired:
-                return TurnReply(BotAnswer(), (time.perf_counter() - began) * 1000.0, no_answer=True)
-            except OSError as exc:
-                return TurnReply(BotAnswer(error=f"cannot start {self.command!r}: {exc}"), 0.0)
-            elapsed = (time.perf_counter() - began) * 1000.0
-            printed = [x for x in done.stdout.splitlines() if x.strip()]
-            answer = printed.pop().strip() if printed else None
-            error = None
-            if done.returncode != 0 and answer is None:
-                error = f"the program exited with code {done.returncode}"
-            return TurnReply(BotAnswer(answer, error, None, "\n".join(printed), done.stderr), elapsed)
+            return self._run_once(lines, wait_s)
         if self.process is None:
             return TurnReply(BotAnswer(error="the program is not running"), 0.0)
-        failed = self._write(lines)
+        began = time.perf_counter()
+        deadline = began + wait_s
+        failed = self._write(lines, deadline)
         if failed:
             return TurnReply(failed, 0.0)
         try:
-            line = self.reader.get(wait_s)
-        except queue.Empty:
+            line = self.channel.read_line(deadline)
+        except Deadline:
             self.kill()
             return TurnReply(BotAnswer(stderr=self._take_stderr()),
                              (time.perf_counter() - began) * 1000.0, no_answer=True)
@@ -290,15 +365,33 @@ class CommandBot:
             code = self.process.poll()
             return TurnReply(BotAnswer(error=f"the program exited (code {code})",
                                        stderr=self._take_stderr()), elapsed)
-        return TurnReply(BotAnswer(line.strip(), stderr=self._take_stderr()), elapsed)
+        if isinstance(line, LineTooLong):
+            return TurnReply(BotAnswer(error=f"the program printed a line longer than {MAX_COMMAND_LINE:,} "
+                                             "bytes", stderr=self._take_stderr()), elapsed)
+        text = cap_text(line.decode("utf-8", "replace").strip(), KEEP_HEAD)
+        return TurnReply(BotAnswer(text, stderr=self._take_stderr()), elapsed)
 
     def end(self) -> BotAnswer:
         _finish(self.process)
+        stderr = self.stderr.finish() if self.stderr is not None else ""
+        self._close_streams()
+        return BotAnswer(stderr=stderr)
+
+    def _close_streams(self) -> None:
+        if self.channel is not None:
+            self.channel.close()
+            self.channel = None
+        if self.process is not None:
+            try:
+                self.process.stderr.close()
+            except OSError:
+                pass
         self.process = None
-        return BotAnswer(stderr=self._take_stderr())
+        self.stderr = None
 
     def kill(self) -> None:
-        _kill(self.process)
+        kill_group(self.process)
 
     def close(self) -> None:
-        self.end()
+        if self.process is not None:
+            self.end()

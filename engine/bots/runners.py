@@ -12,26 +12,15 @@ import io
 import sys
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
+from engine.bots.answer import BotAnswer
 from engine.bots.code import BotCode, describe_exception
 from engine.games import get_game
 from engine.wire import answer_text
 
-
-@dataclass
-class BotAnswer:
-    answer: str | None = None
-    error: str | None = None
-    line: int | None = None
-    stdout: str = ""
-    stderr: str = ""
-
-    def to_json(self) -> dict:
-        return {"answer": self.answer, "error": self.error, "line": self.line,
-                "stdout": self.stdout, "stderr": self.stderr}
+__all__ = ["BotAnswer", "Capture", "FunctionRunner", "OneShotScriptRunner", "StreamScriptRunner"]
 
 
 class Capture(io.TextIOBase):
