@@ -42,10 +42,12 @@ runpy.run_module("engine", run_name="__main__", alter_sys=True)
 
 
 def match(tmp_path: Path, *args, timeout: float = 180) -> tuple[dict, float]:
-    """Run ``python -m engine match ARGS --json --log``; (its output, its peak RSS in MB)."""
+    """Run ``python -m engine match ARGS --json --log``; (its output, its peak RSS in MB).
+
+    The secret is fixed so that each attack plays the same games every time."""
     rss_file = tmp_path / "controller_rss"
     done = subprocess.run([sys.executable, "-c", CONTROLLER, str(rss_file), "match", *map(str, args),
-                           "--json", "--log"], cwd=ROOT, capture_output=True, timeout=timeout)
+                           "--secret", "attack-tests", "--json", "--log"], cwd=ROOT, capture_output=True, timeout=timeout)
     assert done.returncode == 0, done.stderr.decode(errors="replace")[-3000:]
     return json.loads(done.stdout), int(rss_file.read_text()) / 1024
 
@@ -120,12 +122,16 @@ def test_writing_passes_into_the_opponents_reply_pipe(tmp_path):
         return "0 0 0 0"
     """)
     victim = bot_file(tmp_path, "victim.py", FLIT_FIRST)
+    replay = tmp_path / "replay.json"
     out, _ = match(tmp_path, "flit", attacker, victim, "--seed", 3, "--preset", "trial",
-                   "--time-limit", 1000)
+                   "--time-limit", 1000, "--replay", replay)
     assert "pipes written: 0" in log_text(out, 0, "stdout")  # it ran, and found no pipe
     assert out["games"][0]["faults"] == [0, 0]
     # the victim's own moves were played: it moved every turn, never the forged pass
-    assert out["wins"] == [0, 1]
+    record = json.loads(replay.read_text())["records"][0]
+    victim_seat = record["bot_index"].index(1)
+    victim_turns = [t for t in record["turns"] if t["seat"] == victim_seat]
+    assert victim_turns and all(t["move"] is not None for t in victim_turns)
 
 
 def append_attacker(tmp_path: Path, victim: Path) -> Path:
