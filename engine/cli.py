@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import secrets
+import shlex
 import sys
 from pathlib import Path
 from typing import NoReturn
@@ -17,9 +18,12 @@ from engine.bots.code import FUNCTION, load_code
 from engine.bots.native import CommandBot, HostedBot, InProcessBot
 from engine.examples import example_source
 from engine.games import GAMES, get_game
+from engine.games.randomness import check_secret, new_secret
 from engine.match import BotEvent, run_series
+from engine.replay import MAX_DOCUMENT_CHARS, ReplayError, verify_document
 
 EXIT_USAGE = 2
+EXIT_REFUSED = 1  # `replay`: the file does not verify
 
 
 class UsageError(Exception):
@@ -28,7 +32,7 @@ class UsageError(Exception):
 
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
-        sys.stderr.write(f"error: {message} (see python -m engine match --help)\n")
+        sys.stderr.write(f"error: {message} (see {self.prog} --help)\n")
         sys.exit(EXIT_USAGE)
 
 
@@ -41,6 +45,9 @@ def build_parser() -> argparse.ArgumentParser:
     match.add_argument("bots", nargs="+", metavar="BOT",
                        help="a .py file (function or script bot), cmd:COMMAND, or builtin:NAME")
     match.add_argument("--seed", type=_non_negative, help="seed of the first game (default: random)")
+    match.add_argument("--secret", type=_secret, metavar="TEXT",
+                       help="drawn with the seed into the games' randomness, never shown to bots "
+                            "(default: a fresh one, printed; give it again to repeat the run)")
     match.add_argument("--games", type=_positive, default=1, help="number of games (seeds)")
     match.add_argument("--preset", help="settings preset (flit: trial, full; atomas: standard)")
     match.add_argument("--time-limit", type=_positive, metavar="MS", help="per-move time limit in ms")
@@ -48,7 +55,18 @@ def build_parser() -> argparse.ArgumentParser:
     match.add_argument("--replay", type=Path, metavar="FILE", help="write the replay (JSON) here")
     match.add_argument("--json", action="store_true", help="print one JSON object")
     match.add_argument("--log", action="store_true", help="print the bots' output and faults")
+    _add_replay_command(commands)
     return parser
+
+
+def _add_replay_command(commands) -> None:
+    replay = commands.add_parser(
+        "replay", help="verify a replay file and print its summary",
+        description="Re-run every record of a replay file through the rules and recompute its "
+                    "summary. Exit code 0: verified; 1: the file disagrees with the rules (the first "
+                    "difference is printed); 2: bad arguments or an unreadable file.")
+    replay.add_argument("file", type=Path, metavar="FILE", help="a replay written by --replay or the page")
+    replay.add_argument("--json", action="store_true", help="print one JSON object")
 
 
 def _int_at_least(minimum: int, wording: str):
@@ -62,6 +80,13 @@ def _int_at_least(minimum: int, wording: str):
             raise argparse.ArgumentTypeError(f"must be {wording}: {text!r}")
         return value
     return parse
+
+
+def _secret(text: str) -> str:
+    try:
+        return check_secret(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 _positive = _int_at_least(1, "at least 1")
@@ -122,10 +147,11 @@ def run_match(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     _unique_names(bots)
     seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
+    secret = args.secret if args.secret is not None else new_secret()
     logs: list[BotEvent] = []
     with _progress(args.games * (len(bots) if spec.side_by_side else 1), quiet=False) as progress:
         result = run_series(spec, settings, bots, seed, args.games,
-                            on_event=logs.append, on_progress=progress)
+                            on_event=logs.append, on_progress=progress, secret=secret)
     document = result.document
     if args.replay:
         try:
@@ -136,12 +162,12 @@ def run_match(args: argparse.Namespace) -> int:
     summary = document["summary"]
     if args.json:
         out = {"game": spec.name, "settings": settings.to_json(), "bots": [b.name for b in bots],
-               "first_seed": seed, **summary}
+               "first_seed": seed, "secret": secret, **summary}
         if args.log:
             out["log"] = [vars(e) for e in logs]
         print(json.dumps(out))
     else:
-        _print_table(spec, settings, [b.name for b in bots], seed, summary)
+        _print_table(spec, settings, [b.name for b in bots], seed, summary, secret=secret)
         if args.log:
             for event in logs:
                 print(f"[{bots[event.bot].name} {event.stream}] {event.text.rstrip()}")
@@ -178,9 +204,13 @@ def _stderr_console():
     return Console(stderr=True)
 
 
-def _print_table(spec, settings, names: list[str], seed: int, summary: dict) -> None:
+def _print_table(spec, settings, names: list[str], seed: int, summary: dict,
+                 title: str | None = None, secret: str | None = None) -> None:
     games = summary["games"]
-    title = f"{spec.title}: {len(games)} game(s) from seed {seed}"
+    title = title or f"{spec.title}: {len(games)} game(s) from seed {seed}"
+    if secret is not None:
+        quoted = shlex.quote(secret)
+        print(f"secret {quoted} (repeat this run with --seed {seed} --secret {quoted})")
     faults = [sum(g["faults"][i] for g in games) for i in range(len(names))]
     rows = [(name, str(summary["wins"][i]), f"{summary['mean_scores'][i]:g}", str(faults[i]))
             for i, name in enumerate(names)]
@@ -206,4 +236,33 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     if args.command == "match":
         return run_match(args)
+    if args.command == "replay":
+        return run_replay(args)
     return EXIT_USAGE
+
+
+def run_replay(args: argparse.Namespace) -> int:
+    """``python -m engine replay FILE``: verify the file, print its summary or the first difference."""
+    try:
+        with args.file.open(encoding="utf-8") as handle:
+            text = handle.read(MAX_DOCUMENT_CHARS + 1)
+    except OSError as exc:
+        sys.stderr.write(f"error: cannot read {args.file}: {exc.strerror or exc}\n")
+        return EXIT_USAGE
+    except UnicodeDecodeError as exc:
+        sys.stderr.write(f"refused: {args.file} is not UTF-8 text ({exc.reason} at byte {exc.start})\n")
+        return EXIT_REFUSED
+    try:
+        document = verify_document(text)
+    except ReplayError as exc:
+        sys.stderr.write(f"refused: {exc}\n")
+        return EXIT_REFUSED
+    spec = get_game(document["game"])
+    summary = document["summary"]
+    if args.json:
+        print(json.dumps({"verified": True, "game": spec.name, "bots": document["bots"],
+                          "records": len(document["records"]), **summary}))
+    else:
+        title = f"{spec.title}: {len(summary['games'])} game(s) verified ({len(document['records'])} records)"
+        _print_table(spec, None, document["bots"], 0, summary, title)
+    return 0

@@ -77,10 +77,15 @@ def fault_event(bot: int, fault: Fault, frozen: bool = False) -> BotEvent:
 
 
 def game_steps(spec: GameSpec, settings: Any, plan: GamePlan, bot_names: list[str],
-               load_errors: list[BotAnswer | None]) -> Generator[Step, Any, dict]:
-    """Play one game (``bot_names`` and ``load_errors`` in series order)."""
+               load_errors: list[BotAnswer | None], secret: str | None = None,
+               ) -> Generator[Step, Any, dict]:
+    """Play one game (``bot_names`` and ``load_errors`` in series order).
+
+    ``secret`` goes into the random draws with the seed (``engine.games.randomness``).
+    """
     seats = plan.bot_index
-    session = GameSession(spec, settings, plan.seed, [bot_names[b] for b in seats], list(seats))
+    session = GameSession(spec, settings, plan.seed, [bot_names[b] for b in seats], list(seats),
+                          secret=secret)
     yield GameStarted(session.record)
     for seat, bot in enumerate(seats):
         message = session.start_message(seat)

@@ -39,7 +39,9 @@ class SeriesResult:
 
 def run_series(spec: GameSpec, settings: Any, bots: list[Bot], first_seed: int, games: int,
                on_event: Callable[[BotEvent], None] | None = None,
-               on_progress: Callable[[int, int], None] | None = None) -> SeriesResult:
+               on_progress: Callable[[int, int], None] | None = None,
+               secret: str | None = None) -> SeriesResult:
+    """Play the series; ``secret`` (None: the seed alone) goes into every game's draws."""
     plans = plan_series(spec, len(bots), first_seed, games)
     names = [b.name for b in bots]
     load_errors: list[BotAnswer | None] = []
@@ -52,7 +54,7 @@ def run_series(spec: GameSpec, settings: Any, bots: list[Bot], first_seed: int, 
     limit = settings.time_limit_ms
     try:
         for number, plan in enumerate(plans):
-            steps = game_steps(spec, settings, plan, names, load_errors)
+            steps = game_steps(spec, settings, plan, names, load_errors, secret)
             value = None
             while True:
                 try:
@@ -76,4 +78,4 @@ def run_series(spec: GameSpec, settings: Any, bots: list[Bot], first_seed: int, 
     finally:
         for bot in bots:
             bot.close()
-    return SeriesResult(series_document(spec, names, records))
+    return SeriesResult(series_document(spec, names, records, secret))

@@ -77,12 +77,14 @@ def summarize(n_bots: int, records: list[dict]) -> dict:
     return {"games": games, "mean_scores": mean_scores, "wins": wins}
 
 
-def series_document(spec: GameSpec, bot_names: list[str], records: list[dict]) -> dict:
-    """The replay file for a series: every record and the summary."""
+def series_document(spec: GameSpec, bot_names: list[str], records: list[dict],
+                    secret: str | None = None) -> dict:
+    """The replay file for a series: every record and the summary (and the run's secret)."""
     return {
         "schema_version": SCHEMA_VERSION,
         "kind": "series",
         "game": spec.name,
+        **({"secret": secret} if secret is not None else {}),
         "bots": list(bot_names),
         "records": records,
         "summary": summarize(len(bot_names), records),

@@ -48,12 +48,13 @@ class TurnResult:
 
 class GameSession:
     def __init__(self, spec: GameSpec, settings: Any, seed: int, bot_names: list[str],
-                 bot_index: list[int] | None = None) -> None:
+                 bot_index: list[int] | None = None, secret: str | None = None) -> None:
         self.spec = spec
         self.wire = spec.wire
         self.settings = settings
         self.seed = seed
-        self.state = spec.new_game(settings, seed, 1 if spec.side_by_side else len(bot_names))
+        self.state = spec.new_game(settings, seed, 1 if spec.side_by_side else len(bot_names),
+                                   secret=secret)
         self.time_limit_ms = settings.time_limit_ms
         seats = len(bot_names)
         self.consecutive_faults = [0] * seats
@@ -67,6 +68,7 @@ class GameSession:
             "game": spec.name,
             "settings": settings.to_json(),
             "seed": seed,
+            **({"secret": secret} if secret is not None else {}),  # none: a version-1 record
             "bots": list(bot_names),
             "bot_index": list(bot_index if bot_index is not None else range(seats)),
             "start": self.wire.record_start(self.state),

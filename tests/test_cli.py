@@ -61,7 +61,8 @@ def test_done_when_flit():
 
 def test_seed_is_used_and_reproducible():
     first = cli_json("atomas", "builtin:greedy", "--games", 2, "--seed", 5, "--max-moves", 60)
-    again = cli_json("atomas", "builtin:greedy", "--games", 2, "--seed", 5, "--max-moves", 60)
+    again = cli_json("atomas", "builtin:greedy", "--games", 2, "--seed", 5, "--max-moves", 60,
+                     "--secret", first["secret"])  # the secret drawn and printed by the first run
     assert first["first_seed"] == 5 and [g["seed"] for g in first["games"]] == [5, 6]
     assert first == again
     assert first["settings"]["max_moves"] == 60

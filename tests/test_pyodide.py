@@ -27,10 +27,11 @@ from engine.games import get_game
 from engine.match import run_series
 from engine.replay import replay_record
 
-def series(game, seed, games, overrides, bots):
+def series(game, seed, games, overrides, bots, secret=None):
     spec = get_game(game)
     settings = spec.settings(**overrides)
-    return run_series(spec, settings, [InProcessBot(n, s) for n, s in bots], seed, games).document
+    bots = [InProcessBot(n, s) for n, s in bots]
+    return run_series(spec, settings, bots, seed, games, secret=secret).document
 
 args = json.loads(ARGS)
 documents = [series(**job) for job in args["jobs"]]
@@ -48,6 +49,11 @@ def _jobs() -> list[dict]:
         {"game": "atomas", "seed": 11, "games": 3, "bots": atomas_bots,
          "overrides": {"max_moves": 300, "time_limit_ms": 60_000}},
         {"game": "flit", "seed": 5, "games": 2, "bots": flit_bots,
+         "overrides": {"max_turns": 400, "time_limit_ms": 60_000}},
+        # With a secret the draws go through HMAC-SHA256: the same in both runtimes too.
+        {"game": "atomas", "seed": 11, "games": 2, "bots": atomas_bots, "secret": "pyodide ✓",
+         "overrides": {"max_moves": 300, "time_limit_ms": 60_000}},
+        {"game": "flit", "seed": 5, "games": 1, "bots": flit_bots, "secret": "pyodide ✓",
          "overrides": {"max_turns": 400, "time_limit_ms": 60_000}},
     ]
 
@@ -82,7 +88,7 @@ def both() -> tuple[dict, dict]:
 def test_same_seed_same_games_in_pyodide_and_cpython(both) -> None:
     cpython, pyodide = both
     assert pyodide["platform"] == "emscripten" and cpython["platform"] != "emscripten"
-    assert len(cpython["documents"]) == len(pyodide["documents"]) == 2
+    assert len(cpython["documents"]) == len(pyodide["documents"]) == 4
     for native, browser in zip(cpython["documents"], pyodide["documents"], strict=True):
         assert len(native["records"]) == len(browser["records"])
         for a, b in zip(native["records"], browser["records"], strict=True):
@@ -91,6 +97,8 @@ def test_same_seed_same_games_in_pyodide_and_cpython(both) -> None:
                 assert ta == tb, f"{a['game']} seed {a['seed']} turn {number} differs"
             assert a["result"] == b["result"]
         assert native["summary"] == browser["summary"]
+        assert native.get("secret") == browser.get("secret")
+    assert cpython["documents"][2]["records"][0]["start"] != cpython["documents"][0]["records"][0]["start"]
 
 
 def test_golden_records_replay_identically_in_pyodide(both) -> None:

@@ -9,6 +9,8 @@ from __future__ import annotations
 import copy
 import json
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -17,7 +19,8 @@ from engine.bots.native import InProcessBot
 from engine.games import get_game
 from engine.games.flit import NEUTRAL
 from engine.match import run_series
-from engine.replay import ReplayError, load_document, replay_record
+from engine.replay import ReplayError, load_document, replay_record, verify_document
+from engine.series import summarize
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 UPDATE = os.environ.get("UPDATE_GOLDEN") == "1"
@@ -287,3 +290,240 @@ def test_golden_record(name):
     assert len(record["turns"]) == len(golden["turns"])
     assert record == golden
     replay_record(golden)  # the golden record is itself valid under today's rules
+
+
+# -- verifying whole files (what the CLI's `replay` and the page run on an opened file) -----------
+@pytest.fixture(scope="module")
+def atomas_document():
+    return atomas_series(5, games=2, max_moves=150, bots=(("lookahead", ATOMAS_LOOKAHEAD),
+                                                          ("sometimes", ATOMAS_INVALID_SOMETIMES)))
+
+
+@pytest.fixture(scope="module")
+def flit_document():
+    return flit_series(5, games=3, max_turns=150, players=2)
+
+
+def refusal(document) -> str:
+    with pytest.raises(ReplayError) as caught:
+        verify_document(json.dumps(document))
+    return str(caught.value)
+
+
+@pytest.mark.parametrize("name", sorted(GOLDEN_GAMES))
+def test_golden_files_verify(name):
+    text = (GOLDEN / name).read_text(encoding="utf-8")
+    document = verify_document(text)
+    record = json.loads(text)
+    assert document["records"] == [record]
+    assert document["summary"] == summarize(len(record["bots"]), [record])
+
+
+def test_honest_series_verify_with_their_summary(atomas_document, flit_document):
+    for document in (atomas_document, flit_document):
+        verified = verify_document(json.dumps(document))
+        assert verified["summary"] == document["summary"]
+        assert verified["records"] == document["records"]
+
+
+def test_forged_summary_of_999_points_is_refused(atomas_document):
+    forged = copy.deepcopy(atomas_document)
+    honest = forged["summary"]["mean_scores"][1]
+    forged["summary"]["mean_scores"][1] = 999
+    assert refusal(forged) == f"summary differs: mean_scores[1] is 999 in the file, {honest} by the rules"
+    forged = copy.deepcopy(atomas_document)
+    forged["summary"]["games"][0]["scores"] = [999, 0]
+    assert "summary differs: games[0].scores[0] is 999 in the file" in refusal(forged)
+    forged = copy.deepcopy(atomas_document)
+    forged["summary"]["wins"] = [2, 0] if forged["summary"]["wins"] != [2, 0] else [0, 2]
+    assert refusal(forged).startswith("summary differs: wins[")
+
+
+def test_forged_result_and_summary_together_are_refused(flit_document):
+    forged = copy.deepcopy(flit_document)
+    record = forged["records"][1]
+    record["result"]["scores"] = [999, 0]
+    forged["summary"] = summarize(2, forged["records"])  # consistent with the forged result
+    assert refusal(forged).startswith("record 2: result differs: result.scores[0] is 999")
+
+
+def test_tampered_turn_is_refused_with_the_turn_named(flit_document, atomas_document):
+    forged = copy.deepcopy(flit_document)
+    turn = forged["records"][2]["turns"][56]
+    turn["changes"].append([0, 0, 1])
+    assert refusal(forged).startswith("record 3, turn 57: recorded changes has ")
+    forged = copy.deepcopy(atomas_document)
+    forged["records"][1]["turns"][9]["score"] += 100
+    message = refusal(forged)
+    assert message.startswith("record 2, turn 10: recorded score is ") and "by the rules" in message
+
+
+@pytest.mark.parametrize("where", ["start board", "turn board", "turn atom", "answer"])
+def test_an_atomas_item_named_constructor_is_refused(atomas_document, where):
+    forged = copy.deepcopy(atomas_document)
+    record = forged["records"][0]
+    if where == "start board":
+        record["start"]["board"][0] = "constructor"
+    elif where == "turn board":
+        record["turns"][3]["board"][-1] = "constructor"
+    elif where == "turn atom":
+        record["turns"][3]["atom"] = "constructor"
+    else:
+        record["turns"][3]["answer"] = "constructor"
+    assert refusal(forged).startswith("record 1")
+
+
+def test_true_is_not_one(atomas_document):
+    forged = copy.deepcopy(atomas_document)
+    board = forged["records"][0]["start"]["board"]
+    board[board.index(1)] = True  # equal to 1 in Python, drawn as "true" by a renderer
+    assert "start" in refusal(forged)
+
+
+def test_too_many_records_are_refused_by_the_cap_before_any_replay():
+    text = json.dumps({"schema_version": 1, "kind": "series", "game": "atomas", "bots": ["a"],
+                       "records": [{}] * 16_000})
+    with pytest.raises(ReplayError, match="16000 records; a replay may hold at most 10000"):
+        verify_document(text)
+
+
+def test_too_many_bots_are_refused_by_the_cap():
+    rows = [{"seed": s, "scores": [0] * 2000, "winner": None, "faults": [0] * 2000} for s in range(50)]
+    text = json.dumps({"schema_version": 1, "kind": "series", "game": "atomas",
+                       "bots": [f"b{i}" for i in range(2000)], "records": [],
+                       "summary": {"games": rows, "mean_scores": [0] * 2000, "wins": [0] * 2000}})
+    with pytest.raises(ReplayError, match="2000 bots; a replay may name at most 64"):
+        verify_document(text)
+
+
+def test_too_many_turns_are_refused_by_the_cap():
+    record = {"turns": [{}] * 1000}  # small turns: the count is what is capped here
+    text = json.dumps({"schema_version": 1, "kind": "series", "game": "atomas", "bots": ["a"],
+                       "records": [record] * 2001})
+    with pytest.raises(ReplayError, match="2001000 turns; a replay may hold at most 2000000"):
+        verify_document(text)
+
+
+def test_more_turns_than_the_settings_allow_are_refused(atomas_document):
+    forged = copy.deepcopy(atomas_document)
+    forged["records"][0]["settings"]["max_moves"] = 5
+    assert "turns, more than the settings allow (5)" in refusal(forged)
+
+
+def test_oversized_and_deeply_nested_files_are_refused():
+    with pytest.raises(ReplayError, match="may be at most 64 MB"):
+        verify_document(" " * (64 * 2**20 + 1))
+    with pytest.raises(ReplayError, match="nests 100000 deep"):
+        verify_document("[" * 100_000)
+    with pytest.raises(ReplayError, match="nests"):
+        verify_document('{"a": ' * 50_000 + "1" + "}" * 50_000)
+    verify_document(json.dumps(json.loads((GOLDEN / "atomas_seed1_lookahead.json").read_text())))
+
+
+def test_records_must_agree_with_the_header(flit_document):
+    cases = {
+        "bot_index": lambda d: d["records"][0].__setitem__("bot_index", [0, 5]),
+        "names": lambda d: d["records"][0]["bots"].reverse(),
+        "game": lambda d: d.__setitem__("game", "atomas"),
+        "bots": lambda d: d.__setitem__("bots", ["stride", "other"]),
+        "seed twice": lambda d: d["records"][1].__setitem__("seed", d["records"][0]["seed"]),
+    }
+    for name, change in cases.items():
+        forged = copy.deepcopy(flit_document)
+        change(forged)
+        with pytest.raises(ReplayError):
+            verify_document(json.dumps(forged))
+        assert name  # each case is refused
+
+
+def test_an_invented_freeze_is_refused(atomas_document, flit_document):
+    forged = copy.deepcopy(atomas_document)
+    record = forged["records"][0]
+    assert len(record["turns"]) > 20
+    del record["turns"][len(record["turns"]) // 2:]
+    record["result"] = {"termination": "frozen", "scores": [record["turns"][-1]["score"]], "winner": 0}
+    assert "ends before the game does" in refusal(forged)
+    forged = copy.deepcopy(flit_document)
+    turn = forged["records"][0]["turns"][20]
+    turn.update(answer=None, fault={"kind": "frozen", "message": "frozen: not asked"})
+    assert "marked frozen" in refusal(forged)
+
+
+def test_a_legal_answer_recorded_as_invalid_is_refused(flit_document):
+    forged = copy.deepcopy(flit_document)
+    turn = next(t for t in forged["records"][0]["turns"] if t["move"])
+    turn["fault"] = {"kind": "invalid", "message": "made up"}
+    assert "recorded as invalid but is a legal move" in refusal(forged)
+
+
+JUNK = ["x", "constructor", None, True, -1, 1.5, 10**30, [], {}, [[["deep"]]], {"kind": "frozen"}]
+
+
+def _paths(value, path=()):
+    yield path
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from _paths(item, (*path, key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value[:4]):
+            yield from _paths(item, (*path, index))
+
+
+def test_junk_anywhere_is_a_replay_error_never_a_crash():
+    documents = [atomas_series(2, max_moves=12), flit_series(2, max_turns=12)]
+    tried = refused = 0
+    for document in documents:
+        for path in list(_paths(document))[1:]:
+            for junk in JUNK:
+                forged = copy.deepcopy(document)
+                target = forged
+                for key in path[:-1]:
+                    target = target[key]
+                target[path[-1]] = junk
+                tried += 1
+                try:
+                    verified = verify_document(json.dumps(forged))
+                except ReplayError:
+                    refused += 1
+                else:  # only harmless text (a fault message, a bot name used consistently) passes
+                    assert verified["summary"] == summarize(len(verified["bots"]), verified["records"])
+    assert tried > 1000 and refused / tried > 0.9
+
+
+# -- `python -m engine replay FILE` ----------------------------------------------------------------
+def replay_cli(*args):
+    return subprocess.run([sys.executable, "-m", "engine", "replay", *map(str, args)],
+                          cwd=GOLDEN.parent.parent, capture_output=True, text=True, timeout=120)
+
+
+def test_cli_replay_verifies_and_prints_the_summary(tmp_path, flit_document):
+    path = tmp_path / "series.json"
+    path.write_text(json.dumps(flit_document), encoding="utf-8")
+    done = replay_cli(path, "--json")
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    assert out["verified"] is True and out["bots"] == ["stride", "hunter"] and out["records"] == 3
+    assert {k: out[k] for k in ("games", "mean_scores", "wins")} == flit_document["summary"]
+    table = replay_cli(GOLDEN / "atomas_seed1_lookahead.json")
+    assert table.returncode == 0 and "lookahead" in table.stdout and "62" in table.stdout
+
+
+def test_cli_replay_refuses_a_forged_file_in_one_line(tmp_path, atomas_document):
+    forged = copy.deepcopy(atomas_document)
+    forged["summary"]["mean_scores"][0] = 999
+    path = tmp_path / "forged.json"
+    path.write_text(json.dumps(forged), encoding="utf-8")
+    done = replay_cli(path)
+    assert done.returncode == 1 and done.stdout == ""
+    assert done.stderr.startswith("refused: summary differs: mean_scores[0] is 999 in the file")
+    assert done.stderr.count("\n") == 1
+    path.write_bytes(b'{"kind": "\xff"}')
+    done = replay_cli(path)
+    assert done.returncode == 1 and done.stderr.startswith("refused: ") and "UTF-8" in done.stderr
+
+
+def test_cli_replay_usage_errors_exit_2(tmp_path):
+    done = replay_cli(tmp_path / "missing.json")
+    assert done.returncode == 2 and done.stderr.startswith("error: cannot read")
+    done = replay_cli()
+    assert done.returncode == 2 and "python -m engine replay --help" in done.stderr

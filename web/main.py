@@ -18,6 +18,7 @@ from engine.bots.runners import BotAnswer
 from engine.driver import BotEvent, Call, GameStarted, TurnPlayed, TurnReply, game_steps
 from engine.examples import all_examples, example_source
 from engine.games import get_game
+from engine.games.randomness import check_secret, new_secret
 from engine.series import plan_series, series_document
 
 LOAD_LIMIT_MS = 20_000
@@ -101,6 +102,7 @@ class Controller:
             overrides["players"] = len(bots)
         settings = spec.settings(request.get("preset") or None, **overrides)
         seed = _int_or_none(request.get("seed"))
+        secret = _run_secret(request.get("secret"))
         plans = plan_series(spec, len(bots), seed if seed is not None else 0,
                             _int_or_none(request.get("games")) or 1)
         names = [str(b.get("name") or f"Bot {i + 1}")[:40] for i, b in enumerate(bots)]
@@ -125,18 +127,19 @@ class Controller:
         records: list[dict] = []
         seeds = plans[-1].game_number + 1
         for index, plan in enumerate(plans):  # Atomas: each bot plays each seed in turn
-            records.append(await self._play(run, spec, settings, plan, names, load_errors, index, hard))
+            records.append(await self._play(run, spec, settings, plan, names, load_errors, index, hard,
+                                            secret))
             if index + 1 == len(plans) or plans[index + 1].game_number != plan.game_number:
                 _post({"type": "progress", "run": run, "done": plan.game_number + 1, "total": seeds})
-        document = series_document(spec, names, records)
-        _post({"type": "done", "run": run, "series": document["summary"],
+        document = series_document(spec, names, records, secret)
+        _post({"type": "done", "run": run, "series": document["summary"], "secret": secret,
                "timing": [_percentiles(times) for times in self.turn_ms],
                "wall_ms": arena_bridge.now() - run_began, "awaited_ms": self.awaited_ms})
 
     async def _play(self, run: int, spec, settings, plan, names: list[str],
-                    load_errors: list[BotAnswer | None], index: int, hard: int) -> dict:
+                    load_errors: list[BotAnswer | None], index: int, hard: int, secret: str) -> dict:
         """One game, streamed to the page as record ``index``; returns its record."""
-        steps = game_steps(spec, settings, plan, names, load_errors)
+        steps = game_steps(spec, settings, plan, names, load_errors, secret)
         pending: list[dict] = []
         last_flush = last_yield = arena_bridge.now()
         value = None
@@ -202,6 +205,16 @@ def _percentiles(times: list[float]) -> dict:
     return {"turns": len(ordered), "total_ms": round(sum(ordered), 1),
             "median_ms": round(ordered[len(ordered) // 2], 3),
             "p95_ms": round(ordered[min(len(ordered) - 1, int(len(ordered) * 0.95))], 3)}
+
+
+def _run_secret(value: object) -> str:
+    """The run request's secret; none or empty: a fresh one, sent back with the results."""
+    if value is None or value == "":
+        return new_secret()
+    try:
+        return check_secret(value)
+    except ValueError as exc:
+        raise ValueError(f"the secret: {exc}") from None
 
 
 def _int_or_none(value: object) -> int | None:

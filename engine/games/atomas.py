@@ -1,8 +1,9 @@
 """Atomas rules as a pure state machine (rule book: shared/rules/atomas.md).
 
 The ring is a list of items, ints for atoms and ``"+"`` for a plus that did not react.
-No I/O, no clocks: every random draw comes from a stream seeded by ``(seed, move)``, so a
-seed and the bot's answers fully determine a game, in CPython and in Pyodide alike.
+No I/O, no clocks: every random draw comes from a stream seeded by ``(key, move)``, the key
+made from the seed and the run's secret (``engine.games.randomness``), so they and the
+bot's answers fully determine a game, in CPython and in Pyodide alike.
 Text parsing lives in ``engine.wire.atomas``; drawing in the page's renderer.
 """
 
@@ -12,6 +13,7 @@ import random
 from dataclasses import asdict, dataclass
 
 from engine.errors import GameOverError, IllegalMoveError
+from engine.games.randomness import draw_key
 from engine.outcome import Outcome
 
 PLUS = "+"
@@ -51,12 +53,14 @@ class AtomasState:
     invalid_is_fault = True  # bad answers count toward the fault limit
     num_players = 1
 
-    def __init__(self, settings: AtomasSettings, seed: int) -> None:
+    def __init__(self, settings: AtomasSettings, seed: int, secret: str | None = None) -> None:
         if seed < 0:
             raise ValueError(f"seed must be >= 0, got {seed}")
         self.settings = settings
         self.seed = seed
-        start = random.Random(seed << 32)
+        # Streams: the start board from key << 32, move m's atom from (key << 32) + m.
+        self._stream_base = draw_key(self.game_name, seed, secret) << 32
+        start = random.Random(self._stream_base)
         self.items: list[Item] = [start.randint(1, 3) for _ in range(START_ATOMS)]
         self.score = 0
         self.moves = 0  # moves played
@@ -199,7 +203,7 @@ class AtomasState:
             return PLUS
         move = self.moves + 1
         low, high = 1 + move // 40, 3 + move // 40
-        rng = random.Random((self.seed << 32) + move)
+        rng = random.Random(self._stream_base + move)
         r = rng.randint(1, 240)
         items = self.items
         if r <= 48:
@@ -230,10 +234,11 @@ def _check_index(action: object, index: object, n: int) -> None:
         raise IllegalMoveError(action, f"item index out of range 0..{n - 1}")
 
 
-def new_game(settings: AtomasSettings, seed: int, players: int = 1) -> AtomasState:
+def new_game(settings: AtomasSettings, seed: int, players: int = 1,
+             secret: str | None = None) -> AtomasState:
     if players != 1:
         raise ValueError("Atomas is a one-player game; bots play it side by side")
-    return AtomasState(settings, seed)
+    return AtomasState(settings, seed, secret)
 
 
 def state_with(board: list[Item], atom: Atom, score: int = 0, moves: int = 0,

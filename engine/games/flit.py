@@ -2,7 +2,9 @@
 
 The torus is a flat list of colours indexed ``y * size + x``: 0 empty, 1..k the bots,
 5 neutral. Piece counts are kept up to date so the end conditions cost O(k) per turn.
-All randomness comes from one ``random.Random(seed)`` owned by the state.
+All randomness comes from one ``random.Random(key)`` owned by the state, the key made from
+the seed and the run's secret (``engine.games.randomness``); every turn draws both the
+neutral's square and its chance, so the stream never depends on the moves.
 """
 
 from __future__ import annotations
@@ -12,11 +14,13 @@ from dataclasses import asdict, dataclass
 from functools import cache
 
 from engine.errors import GameOverError, IllegalMoveError
+from engine.games.randomness import draw_key
 from engine.outcome import Outcome, unique_winner
 
 EMPTY = 0
 NEUTRAL = 5
 NEUTRAL_CHANCE = 16  # a neutral lands with probability 1/16 on an available square
+MAX_SIZE = 256  # 8x the full preset's side; a bound for settings read from files
 TERMINAL = -1
 
 Move = tuple[int, int, int, int]  # x0 y0 x1 y1; the same square twice is a pass
@@ -33,8 +37,8 @@ class FlitSettings:
     def __post_init__(self) -> None:
         if not 2 <= self.players <= 4:
             raise ValueError(f"Flit needs 2 to 4 bots, got {self.players}")
-        if self.size < 4:
-            raise ValueError(f"the board must be at least 4x4, got {self.size}")
+        if not 4 <= self.size <= MAX_SIZE:
+            raise ValueError(f"the board must be 4x4 to {MAX_SIZE}x{MAX_SIZE}, got {self.size}")
         # Each start piece makes at most 5 squares unavailable (itself and its 4
         # neighbours), so 2k pieces always find a square when size^2 > 5 (2k - 1).
         if self.size * self.size <= 5 * (2 * self.players - 1):
@@ -72,7 +76,7 @@ class FlitState:
     fault_limit = 5  # consecutive late or raising turns before the bot is frozen
     invalid_is_fault = False  # an invalid move is a recorded pass, not counted
 
-    def __init__(self, settings: FlitSettings, seed: int) -> None:
+    def __init__(self, settings: FlitSettings, seed: int, secret: str | None = None) -> None:
         self.settings = settings
         self.seed = seed
         self.size = settings.size
@@ -86,7 +90,7 @@ class FlitState:
         self.player = 0
         self.frozen: set[int] = set()
         self.outcome: Outcome | None = None
-        self.rng = random.Random(seed)
+        self.rng = random.Random(draw_key(self.game_name, seed, secret))
         self.start_changes: list[Change] = self._place_start()
 
     def _place_start(self) -> list[Change]:
@@ -231,10 +235,11 @@ class FlitState:
         return f"FlitState(turns={self.turns}, player={self.player}, counts={self.returns()})"
 
 
-def new_game(settings: FlitSettings, seed: int, players: int | None = None) -> FlitState:
+def new_game(settings: FlitSettings, seed: int, players: int | None = None,
+             secret: str | None = None) -> FlitState:
     if players is not None and players != settings.players:
         settings = FlitSettings(settings.size, players, settings.max_turns, settings.time_limit_ms)
-    return FlitState(settings, seed)
+    return FlitState(settings, seed, secret)
 
 
 def state_with(pieces: dict[tuple[int, int], int], size: int = 16, players: int = 2,

@@ -483,9 +483,10 @@ function onMessage(m) {
       lastTiming = Array.isArray(m.timing) ? { bots: m.timing, wall_ms: m.wall_ms, awaited_ms: m.awaited_ms } : null;
       const s = m.series && Array.isArray(m.series.games) ? m.series : computeSummary(run.game, run.names, run.records);
       run.summary = s;
-      if (run.viewing) showResults(run.game, run.names, s);
+      const secretNote = typeof m.secret === "string" ? `secret ${m.secret}` : "";
+      if (run.viewing) showResults(run.game, run.names, s, secretNote);
       setProgress(1, "Series progress");
-      setStatus(`Finished: ${describeSummary(run.game, run.names, s)}`);
+      setStatus(`Finished: ${describeSummary(run.game, run.names, s)}${secretNote ? ` Run with ${secretNote}.` : ""}`);
       finishRun();
       break;
     }
@@ -590,6 +591,7 @@ function startRun() {
   setStatus(`Running ${games} game${games === 1 ? "" : "s"} of ${g === "flit" ? "Flit" : "Atomas"}…`);
   worker.postMessage({
     type: "run", run: run.id, game: g, preset: settings.preset, seed, games, time_limit_ms, max_moves, bots,
+    secret: secretInput.value || null, // empty: the controller draws one and reports it with "done"
   });
 }
 
@@ -606,6 +608,11 @@ function finishRun() {
   els.run.disabled = !ready;
   els.stop.disabled = true;
 }
+
+// ---- the run's secret (kept like the settings; never put in share links) ----------------------
+const secretInput = $("secret");
+secretInput.value = String(store.load("secret", "") || "");
+secretInput.addEventListener("input", () => store.save("secret", secretInput.value));
 
 // ---- wiring -----------------------------------------------------------------------------------
 for (let i = 0; i < MAX_PANELS; i++) panels.push(makePanel(i));
