@@ -573,6 +573,15 @@ def test_one_bot_left_keeps_playing_and_the_game_ends_when_none_is_alive():
     assert state.outcome.scores == (1, 3) and state.outcome.winner == 1
 
 
+@pytest.mark.parametrize("action", [Action("fly", "up"), Action("move"), Action("move", "up", 3),
+                                    Action("throw", "up", -1), ("move", "up"), "rest"])
+def test_malformed_actions_are_refused(action):
+    state = board(["....", "....", "...."], [(0, 0), (3, 0)])
+    with pytest.raises(ValueError, match="not an aBOTcalypse action"):
+        state.apply_actions({0: action})
+    assert state.turn == 0
+
+
 def test_actions_for_dead_seats_are_refused():
     state = board(["....", "....", "...."], [(0, 0), (3, 0)])
     play(state, "throw up", "rest")

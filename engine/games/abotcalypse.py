@@ -142,6 +142,16 @@ def parse_action(text: str) -> Action:
     raise InvalidAnswerError(text, f"expected {_ANSWER_FORMS}")
 
 
+def _well_formed(action: object) -> bool:
+    if not isinstance(action, Action):
+        return False
+    kind, direction, distance = action
+    if kind == "rest":
+        return direction is None and distance is None
+    return (kind in _KIND_ORDER and direction in DIRECTIONS
+            and (distance is None or (kind == "throw" and type(distance) is int and distance >= 0)))
+
+
 class Meteor(NamedTuple):
     x: float  # exact position; the meteor's cell is (int(x), int(y)), truncated toward zero
     y: float
@@ -162,6 +172,7 @@ def _meteor_step(angle: int) -> tuple[float, float]:
 
 
 METEOR_STEPS = {angle: _meteor_step(angle) for angle in range(-180, 0)}
+_new_meteor = tuple.__new__  # builds a Meteor without NamedTuple's keyword handling (hot loop)
 
 
 class AbotState:
@@ -284,9 +295,11 @@ class AbotState:
         if self.outcome is not None:
             raise GameOverError("the game is over")
         acting = self.acting_seats()
-        for seat in actions:
+        for seat, action in actions.items():
             if seat not in acting:
                 raise ValueError(f"seat {seat!r} does not act this turn (living seats: {list(acting)})")
+            if not _well_formed(action):
+                raise ValueError(f"seat {seat}: {action!r} is not an aBOTcalypse action (see parse_action)")
         self.turn += 1
         self._before, self._deaths, self._hits = {}, [], []
         played: list[str | None] = [None] * self.num_players
@@ -413,17 +426,28 @@ class AbotState:
     def _meteor_phase(self) -> None:
         x0 = self.rng.randrange(self.width)
         angle = self.rng.randrange(-180, 0)
-        moved = []
-        for meteor in self.meteors:
-            dx, dy = METEOR_STEPS[meteor.angle]
-            moved.append(Meteor(meteor.x + dx, meteor.y + dy, meteor.angle))
-        moved.append(Meteor(float(x0), float(self.height - 1), angle))
+        launched = Meteor(float(x0), float(self.height - 1), angle)
+        width, height, rocks, steps = self.width, self.height, self.rocks, METEOR_STEPS
+        bots = self._bot_cells()
         survivors = []
+        moved = []  # the older ones step from their exact positions, in order; then the new one
+        for old_x, old_y, old_angle in self.meteors:
+            dx, dy = steps[old_angle]
+            moved.append(_new_meteor(Meteor, (old_x + dx, old_y + dy, old_angle)))
+        moved.append(launched)
         for meteor in moved:
-            x, y = meteor.cell()
-            if self.on_board(x, y) and not self._hit(x, y, None):
+            x, y = int(meteor[0]), int(meteor[1])  # truncated toward zero
+            if not (0 <= x < width and 0 <= y < height):
+                continue  # off the board: it disappears
+            if rocks[y * width + x] == AIR and (x, y) not in bots:
                 survivors.append(meteor)
+            else:
+                self._hit(x, y, None)
+                bots = self._bot_cells()
         self.meteors = survivors
+
+    def _bot_cells(self) -> set[tuple[int, int]]:
+        return {(self.xs[s], self.ys[s]) for s in range(self.num_players) if self.alive[s]}
 
     def _kill_at(self, x: int, y: int, cause: str, spare: int | None = None) -> None:
         for seat in self.bots_at(x, y):
@@ -489,31 +513,38 @@ class AbotState:
         """What the bot sees, top row first: Chebyshev radius 20 around it, cut at the board's
         edge but keeping one ring of boundary (``#``). ``.`` air, ``&`` rock, ``@`` meteor,
         ``s``/``S`` itself (``S`` in a rock's cell), ``e``/``E`` an enemy likewise."""
+        width, height, rocks = self.width, self.height, self.rocks
         x0, y0 = self.xs[seat], self.ys[seat]
-        left, right = max(x0 - VIEW_RADIUS, -1), min(x0 + VIEW_RADIUS, self.width)
-        bottom, top = max(y0 - VIEW_RADIUS, -1), min(y0 + VIEW_RADIUS, self.height)
-        grid: dict[int, list[str]] = {}
-        inner_left, inner_right = max(left, 0), min(right, self.width - 1)
-        for y in range(max(bottom, 0), min(top, self.height - 1) + 1):
-            start = y * self.width
-            chars = self.rocks[start + inner_left:start + inner_right + 1].translate(_ROW_CHARS).decode()
-            grid[y] = list(("#" if left < 0 else "") + chars + ("#" if right >= self.width else ""))
-        offset = inner_left - (1 if left < 0 else 0)  # the list index of column x is x - offset
+        left, right = max(x0 - VIEW_RADIUS, -1), min(x0 + VIEW_RADIUS, width)
+        bottom, top = max(y0 - VIEW_RADIUS, -1), min(y0 + VIEW_RADIUS, height)
+        inner_left, inner_right = max(left, 0), min(right, width - 1) + 1
+        left_ring = "#" if left < 0 else ""
+        right_ring = "#" if right >= width else ""
+        marks: dict[tuple[int, int], str] = {}  # the cells drawn over the rocks
         for s in range(self.num_players):
             x, y = self.xs[s], self.ys[s]
-            if self.alive[s] and y in grid and left <= x <= right:
-                row = grid[y]
-                rock = self.rocks[y * self.width + x] == ROCK
-                if s == seat:
-                    row[x - offset] = "S" if rock else "s"
-                elif row[x - offset] not in "sS":
-                    row[x - offset] = "E" if rock else "e"
+            if self.alive[s] and (s == seat or marks.get((x, y)) not in ("s", "S")):
+                mark = "s" if s == seat else "e"
+                marks[x, y] = mark.upper() if rocks[y * width + x] == ROCK else mark
         for meteor in self.meteors:
-            x, y = meteor.cell()
-            if y in grid and left <= x <= right and self.on_board(x, y):
-                grid[y][x - offset] = "@"
+            marks[int(meteor[0]), int(meteor[1])] = "@"
+        marked_rows = {y for _, y in marks}
         ring = "#" * (right - left + 1)
-        return [ring if y not in grid else "".join(grid[y]) for y in range(top, bottom - 1, -1)]
+        rows = []
+        for y in range(top, bottom - 1, -1):
+            if not 0 <= y < height:
+                rows.append(ring)
+                continue
+            start = y * width
+            row = left_ring + rocks[start + inner_left:start + inner_right].translate(_ROW_CHARS).decode()
+            if y in marked_rows:
+                chars = list(row)
+                for (x, my), mark in marks.items():
+                    if my == y and inner_left <= x < inner_right:
+                        chars[x - inner_left + len(left_ring)] = mark
+                row = "".join(chars)
+            rows.append(row + right_ring)
+        return rows
 
     def snapshot(self) -> dict:
         return {
