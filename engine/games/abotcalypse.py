@@ -32,6 +32,7 @@ JSON shapes (for the wire, the replay and the viewer):
 
 from __future__ import annotations
 
+import copy
 import math
 import random
 import re
@@ -279,6 +280,7 @@ class AbotState:
         other.meteors = list(self.meteors)
         other.rng = random.Random()
         other.rng.setstate(self.rng.getstate())
+        other._before, other._deaths, other._hits = {}, [], []
         return other
 
     def scores(self) -> tuple[int, ...]:
@@ -556,7 +558,7 @@ class AbotState:
 
     def start_json(self) -> dict:
         """The position before turn 1."""
-        return self._start
+        return copy.deepcopy(self._start)
 
     def to_json(self) -> dict:
         return {"turn": self.turn, **self.snapshot()}
