@@ -22,6 +22,7 @@ from engine.games.abotcalypse import (
     AbotSettings,
     AbotState,
     Action,
+    Meteor,
     new_game,
     parse_action,
 )
@@ -443,6 +444,23 @@ def test_view_is_41_square_inside_the_board():
     assert len(rows) == 41 and {len(r) for r in rows} == {41}
     assert rows[20][20] == "s" and "#" not in "".join(rows)
     assert [row[20] for row in rows[21:]] == ["&"] * 20 and rows[19][20] == "."  # its column below it
+
+
+def test_view_reaches_exactly_20_cells_each_way():
+    # enemies 20 cells away are seen, 21 cells away are not: up and down, then left and right
+    def enemies(state):
+        rows = state.view_rows(0)  # the bot is at (50, 50): row r is y = 70 - r, column c is x = 30 + c
+        assert len(rows) == 41 and rows[20][20] in "sS"
+        return {(30 + c, 70 - r) for r, row in enumerate(rows) for c, char in enumerate(row) if char in "eE"}
+
+    assert enemies(big([(50, 50), (50, 30), (50, 70), (50, 71)])) == {(50, 30), (50, 70)}
+    assert enemies(big([(50, 50), (30, 50), (70, 50), (29, 50), (71, 50)])) == {(30, 50), (70, 50)}
+    state = big([(50, 50), (10, 0)])
+    state.meteors = [Meteor(30.0, 70.9, -90), Meteor(29.9, 70.0, -90), Meteor(70.5, 30.5, -90),
+                     Meteor(71.0, 30.0, -90), Meteor(50.0, 29.5, -90)]
+    rows = state.view_rows(0)
+    assert [(30 + c, 70 - r) for r, row in enumerate(rows) for c, char in enumerate(row) if char == "@"] \
+        == [(30, 70), (70, 30)]
 
 
 @pytest.mark.parametrize("x, y, top_ring, bottom_ring, left_ring, right_ring", [

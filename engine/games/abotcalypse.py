@@ -520,17 +520,24 @@ class AbotState:
         left, right = max(x0 - VIEW_RADIUS, -1), min(x0 + VIEW_RADIUS, width)
         bottom, top = max(y0 - VIEW_RADIUS, -1), min(y0 + VIEW_RADIUS, height)
         inner_left, inner_right = max(left, 0), min(right, width - 1) + 1
+        inner_bottom, inner_top = max(bottom, 0), min(top, height - 1) + 1
         left_ring = "#" if left < 0 else ""
         right_ring = "#" if right >= width else ""
-        marks: dict[tuple[int, int], str] = {}  # the cells drawn over the rocks
+        marks: dict[tuple[int, int], str] = {}  # the cells in sight drawn over the rocks
         for s in range(self.num_players):
             x, y = self.xs[s], self.ys[s]
-            if self.alive[s] and (s == seat or marks.get((x, y)) not in ("s", "S")):
-                mark = "s" if s == seat else "e"
-                marks[x, y] = mark.upper() if rocks[y * width + x] == ROCK else mark
+            if self.alive[s] and inner_left <= x < inner_right and inner_bottom <= y < inner_top:
+                if s == seat or marks.get((x, y)) not in ("s", "S"):
+                    mark = "s" if s == seat else "e"
+                    marks[x, y] = mark.upper() if rocks[y * width + x] == ROCK else mark
         for meteor in self.meteors:
-            marks[int(meteor[0]), int(meteor[1])] = "@"
-        marked_rows = {y for _, y in marks}
+            x, y = int(meteor[0]), int(meteor[1])
+            if inner_left <= x < inner_right and inner_bottom <= y < inner_top:
+                marks[x, y] = "@"
+        marks_by_row: dict[int, list[tuple[int, str]]] = {}
+        shift = len(left_ring) - inner_left  # a row's string index of column x is x + shift
+        for (x, y), mark in marks.items():
+            marks_by_row.setdefault(y, []).append((x + shift, mark))
         ring = "#" * (right - left + 1)
         rows = []
         for y in range(top, bottom - 1, -1):
@@ -539,11 +546,10 @@ class AbotState:
                 continue
             start = y * width
             row = left_ring + rocks[start + inner_left:start + inner_right].translate(_ROW_CHARS).decode()
-            if y in marked_rows:
+            if y in marks_by_row:
                 chars = list(row)
-                for (x, my), mark in marks.items():
-                    if my == y and inner_left <= x < inner_right:
-                        chars[x - inner_left + len(left_ring)] = mark
+                for index, mark in marks_by_row[y]:
+                    chars[index] = mark
                 row = "".join(chars)
             rows.append(row + right_ring)
         return rows
