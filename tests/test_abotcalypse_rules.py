@@ -318,9 +318,9 @@ def test_drops_before_throws():
 
 
 def test_ties_go_by_bot_order_and_the_killed_do_nothing():
-    for first in (0, 1):
-        positions = [(1, 0), (2, 0)] if first == 0 else [(2, 0), (1, 0)]
-        answers = ("throw right", "throw left") if first == 0 else ("throw left", "throw right")
+    for mirrored in (False, True):  # seat 0 on the left, then on the right
+        positions = [(2, 0), (1, 0)] if mirrored else [(1, 0), (2, 0)]
+        answers = ("throw left", "throw right") if mirrored else ("throw right", "throw left")
         state = board(["....", "....", "...."], positions)
         play(state, *answers)
         assert state.alive[0] and not state.alive[1]  # seat 0 threw first; seat 1 never threw
