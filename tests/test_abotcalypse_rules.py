@@ -155,6 +155,20 @@ def test_drops_outside_the_board_do_nothing():
     assert state.rock_cells() == {(0, 0)}
 
 
+def test_a_rock_dropped_beside_into_a_bots_cell_crushes_it_without_falling():
+    # choice (as the original): the rock comes to rest in the cell of the bot at the dropper's level
+    state = board(["....", "&&..", "&&.."], [(0, 2), (1, 2)])
+    play(state, "drop right", "rest")
+    assert not state.alive[1] and cause(state, 1) == "crushed" and state.is_rock(1, 2)
+
+
+def test_drop_up_onto_a_bot_standing_on_your_head_crushes_it():
+    # bot 1 stands on the rock bot 0 shares its cell with; drop up puts a rock in bot 1's cell
+    state = board(["....", "....", "&..."], [(0, 0), (0, 1)])
+    play(state, "drop up", "rest")
+    assert state.alive[0] and not state.alive[1] and state.is_rock(0, 1)
+
+
 # -- throws -----------------------------------------------------------------------------------------
 def throw_path(h, answer, width=14):
     """The rows a rock thrown by a bot at elevation ``h`` passes at 1, 2, ... columns away:
@@ -504,6 +518,14 @@ def test_a_dead_bot_is_not_drawn():
     state = board(["....", "....", "...."], [(0, 0), (1, 0)])
     play(state, "throw right", "rest")
     assert state.view_rows(0)[-2] == "#s...#" and state.view_rows(0)[-3] == "#....#"
+
+
+def test_legal_actions_are_the_distinct_ones():
+    state = board(["....", "&...", "&...", "&..."], [(0, 3), (3, 0)])
+    legal = state.legal_actions(0)
+    assert len(legal) == len(set(legal)) == 13 + 2 * 2  # D = 1, 2 below elevation 3
+    assert all(parse_action(str(action)) == action for action in legal)
+    assert len(state.legal_actions(1)) == 13
 
 
 # -- answers --------------------------------------------------------------------------------------

@@ -120,6 +120,7 @@ class Action(NamedTuple):
 
 
 REST = Action("rest")
+PLAIN_ACTIONS = (REST, *(Action(kind, direction) for kind in KINDS[1:] for direction in DIRECTIONS))
 _ANSWER_FORMS = "rest, move DIR, drop DIR or throw DIR [D] (DIR up, down, left or right; D a whole number)"
 
 
@@ -263,6 +264,13 @@ class AbotState:
 
     def default_action(self, seat: int) -> Action:
         return REST
+
+    def legal_actions(self, seat: int) -> list[Action]:
+        """Every action with a distinct meaning for the bot now (any answer that parses is
+        legal): the 13 without ``D``, and the sideways throws with ``D`` in ``1..h-1``."""
+        aimed = [Action("throw", direction, distance) for direction in ("left", "right")
+                 for distance in range(1, self.ys[seat])]
+        return [*PLAIN_ACTIONS, *aimed]
 
     def freeze(self, seat: int) -> None:
         """The bot is not asked again; it keeps living and rests for the rest of the game."""
