@@ -104,9 +104,9 @@ class BotWorker {
       port1.onmessage = (event) => {
         messages += 1;
         if (messages > MAX_MESSAGES_PER_REQUEST) {
-          this.kill();
           finish(malformed(`its Worker posted more than ${MAX_MESSAGES_PER_REQUEST} messages `
             + "for one request and was stopped"));
+          this.kill();
           return;
         }
         const data = event.data;
