@@ -303,7 +303,8 @@ def test_fatal_python_error_in_the_controller_replaces_it(arena):
     # A real fatal error of the controller's Pyodide (json.loads of 100,000 '[' was one,
     # before replies were parsed in JavaScript), set off through its debug handle.
     try:
-        arena.controller().evaluate("self.kothController.runPython(\"import json; json.loads('[' * 100000)\")")
+        arena.controller().evaluate(
+            "self.kothController.runPython(\"import json; json.loads('[' * 100000)\")")
     except Exception as exc:  # noqa: BLE001 - the fatal error reaches the caller too
         print(f"evaluate: {exc}"[:300])
     status = arena.wait_finished(timeout_ms=15_000)
@@ -334,13 +335,15 @@ def test_content_security_policy_lets_the_page_work(chromium, isolated_url, plai
     try:
         page = context.new_page()
         violations: list[str] = []
-        page.on("console", lambda m: violations.append(m.text) if "Content Security Policy" in m.text else None)
+        page.on("console", lambda m: violations.append(m.text)
+                if "Content Security Policy" in m.text else None)
         page.goto(url)
         _poll(page, "window.kothArena && window.kothArena.ready", 60)
         page.get_by_label("Games", exact=True).fill("1")
         page.get_by_role("button", name="Run", exact=True).click()
         _poll(page, "window.kothArena.runsStarted > 0 && window.kothArena.run === null", 60)
-        assert page.get_by_role("status").inner_text().startswith("Finished"), page.get_by_role("status").inner_text()
+        status = page.get_by_role("status").inner_text()
+        assert status.startswith("Finished"), status
         assert violations == [], violations
         bot_policy = context.request.get(url + "bot_worker.js").headers["content-security-policy"]
         assert bot_policy.startswith("default-src 'none'") and "connect-src" not in bot_policy, bot_policy
@@ -355,5 +358,6 @@ def _poll(page, expression: str, seconds: float) -> None:
     deadline = time.monotonic() + seconds
     while not page.evaluate(expression):
         if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {expression}: {page.get_by_role('status').inner_text()!r}")
+            status = page.get_by_role("status").inner_text()
+            raise AssertionError(f"timed out waiting for {expression}: {status!r}")
         time.sleep(0.1)
