@@ -22,7 +22,7 @@ let lockFile = null;
 // Stop: the page's flag in shared memory (cross-origin isolated), which a controller
 // blocked in Atomics.wait still sees, and the run's stop promise for the message modes.
 let stopFlag = null;
-let activeRun = null; // {id, stopped: Promise, stop()}
+let activeRun = null; // the run going on (a RunStop)
 let wasmModule = null; // Pyodide's WebAssembly, compiled once and shared with every bot Worker
 let snapshot = null; // the controller's Python memory with the engine imported, for the bots
 // What a bot host imports: in the snapshot, so a bot Worker need not import it again.
@@ -263,8 +263,12 @@ class Slot {
 
   async worker() {
     if (this.bot && !this.bot.dead) return this.bot;
-    const bot = await untilStopped(takeWarm());
-    if (bot === STOPPED) return STOPPED;
+    const taking = takeWarm();
+    const bot = await untilStopped(taking);
+    if (bot === STOPPED) {
+      taking.then((late) => late.kill(), () => {}); // it was the run's: never reused
+      return STOPPED;
+    }
     this.bot = bot;
     if (this.bot.mode === "sync") {
       this.reloadSync();
@@ -291,10 +295,37 @@ function withId(json, id) {
   return JSON.stringify(request);
 }
 
-// A promise raced against the page's Stop: its value, or STOPPED.
+// A run and its Stop. What waits for a bot in the message modes waits for either.
+class RunStop {
+  constructor(id) {
+    this.id = id;
+    this.stopped = false;
+    this.waiting = new Set(); // resolvers of the promises untilStopped() handed out
+  }
+
+  stop() {
+    this.stopped = true;
+    for (const resolve of this.waiting) resolve(STOPPED);
+    this.waiting.clear();
+  }
+}
+
+// `promise`'s value, or STOPPED as soon as the page stops the run. (Not Promise.race with
+// one long-lived promise: that would keep a reaction per call until the run ends.)
 function untilStopped(promise) {
-  if (!activeRun) return promise;
-  return Promise.race([promise, activeRun.stopped]);
+  const run = activeRun;
+  if (!run) return promise;
+  if (run.stopped) return Promise.resolve(STOPPED);
+  return new Promise((resolve, reject) => {
+    run.waiting.add(resolve);
+    promise.then((value) => {
+      run.waiting.delete(resolve);
+      resolve(value);
+    }, (err) => {
+      run.waiting.delete(resolve);
+      reject(err);
+    });
+  });
 }
 
 // Ask a bot; returns the reply (see replyText) at once in sync mode (the controller blocks
@@ -484,9 +515,7 @@ async function start() {
 }
 
 function startRun(data) {
-  let stop = null;
-  const stopped = new Promise((resolve) => { stop = () => resolve(STOPPED); });
-  const run = { id: data.run, stopped, stop };
+  const run = new RunStop(data.run);
   activeRun = run;
   controller.run(JSON.stringify(data)).catch((err) => {
     self.postMessage({ type: "error", run: data.run, message: String(err) });
