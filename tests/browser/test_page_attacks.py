@@ -287,6 +287,18 @@ def test_oversize_code_is_refused_with_a_message(arena):
     assert greedy[1:3] == ["1", "1"] and greedy[4] == "0", greedy
 
 
+def _only_live_workers(arena) -> None:
+    """The replaced controller's Workers (its bots' included) are gone: one controller
+    and its warm bot Workers remain."""
+    deadline = time.monotonic() + 15
+    while True:
+        urls = [w.url.rsplit("/", 1)[-1] for w in arena.page.workers]
+        if urls.count("controller_worker.js") == 1 and urls.count("bot_worker.js") <= 3:
+            return
+        assert time.monotonic() < deadline, urls
+        arena.page.wait_for_timeout(200)  # (time.sleep would not let Playwright see events)
+
+
 def _long_run(arena) -> None:
     """A run that is still going a few seconds from now."""
     arena.setup(game="flit", games=50, seed=1, time_limit_ms=1000)
@@ -312,6 +324,7 @@ def test_fatal_python_error_in_the_controller_replaces_it(arena):
     print(status)
     assert arena.page.evaluate("window.kothArena.workerStarts") == starts + 1
     _next_run_works(arena)
+    _only_live_workers(arena)
 
 
 def test_stuck_controller_is_replaced_when_stop_gets_no_answer(arena):
@@ -324,6 +337,7 @@ def test_stuck_controller_is_replaced_when_stop_gets_no_answer(arena):
     expect(arena.status).to_contain_text("did not answer Stop")
     assert arena.page.evaluate("window.kothArena.workerStarts") == starts + 1
     _next_run_works(arena)
+    _only_live_workers(arena)
 
 
 @pytest.mark.parametrize("isolation", [True, False], ids=["isolated", "not-isolated"])

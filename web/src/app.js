@@ -464,7 +464,7 @@ function replaceWorker(reason) {
     finishRun();
   }
   els.run.disabled = true;
-  setError(`${reason}: ${stopped ? "the run was ended and " : ""}Python is restarting.`);
+  setError(`${reason}: ${stopped ? "the run was ended and " : ""}Python was restarted.`);
   setStatus("Restarting Python…");
   startWorker();
 }
