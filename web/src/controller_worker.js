@@ -145,8 +145,9 @@ class BotWorker {
         try {
           return checkedReply(replies.read());
         } catch (err) {
-          if (err instanceof ChannelOverflow) return malformed(`the reply is ${err.size.toLocaleString("en")} bytes, more than ${MAX_REPLY_CHARS.toLocaleString("en")}`);
-          throw err;
+          if (!(err instanceof ChannelOverflow)) throw err;
+          return malformed(`the reply is ${err.size.toLocaleString("en")} bytes, `
+            + `more than ${MAX_REPLY_CHARS.toLocaleString("en")}`);
         }
       }
       if (stopRequested()) return STOPPED;
@@ -180,7 +181,8 @@ function stopRequested() {
 function checkedReply(json) {
   if (typeof json !== "string") return malformed(`the reply is ${typeName(json)}, not JSON text`);
   if (json.length > MAX_REPLY_CHARS) {
-    return malformed(`the reply is ${json.length.toLocaleString("en")} characters, more than ${MAX_REPLY_CHARS.toLocaleString("en")}`);
+    return malformed(`the reply is ${json.length.toLocaleString("en")} characters, `
+      + `more than ${MAX_REPLY_CHARS.toLocaleString("en")}`);
   }
   let data;
   try {
@@ -274,7 +276,13 @@ class Slot {
       this.reloadSync();
     } else if (this.loadJson) {
       const id = --internalId;
-      await untilStopped(this.bot.request(id, withId(this.loadJson, id)));
+      let timer = null;
+      const loaded = await untilStopped(Promise.race([
+        this.bot.request(id, withId(this.loadJson, id)),
+        new Promise((resolve) => { timer = setTimeout(() => resolve(null), LOAD_LIMIT_MS); }),
+      ]));
+      clearTimeout(timer);
+      if (loaded === null) this.bot.kill(); // its code would not load again: it stays silent
     }
     return this.bot;
   }
