@@ -342,11 +342,13 @@ def test_stuck_controller_is_replaced_when_stop_gets_no_answer(arena):
     _only_live_workers(arena)
 
 
-@pytest.mark.parametrize("isolation", [True, False], ids=["isolated", "not-isolated"])
-def test_content_security_policy_lets_the_page_work(chromium, isolated_url, plain_url, isolation):
+@pytest.mark.parametrize("server", ["isolated", "not-isolated", "bare"])
+def test_content_security_policy_lets_the_page_work(chromium, isolated_url, plain_url, bare_url,
+                                                    server):
     """Without Playwright's CSP bypass: Python starts and a match runs under the page's
-    policy and the Workers' (no violation reported), and each Worker gets its own."""
-    url = isolated_url if isolation else plain_url
+    policy and the Workers' (no violation reported), and each Worker gets its own; on a
+    host that sends no headers, under the page's meta tag alone."""
+    url = {"isolated": isolated_url, "not-isolated": plain_url, "bare": bare_url}[server]
     context = chromium.new_context()
     try:
         page = context.new_page()
@@ -361,6 +363,17 @@ def test_content_security_policy_lets_the_page_work(chromium, isolated_url, plai
         status = page.get_by_role("status").inner_text()
         assert status.startswith("Finished"), status
         assert violations == [], violations
+        # The policy is in force: an inline script (which an injection would be) does not run.
+        assert page.evaluate("""() => {
+            const script = document.createElement("script");
+            script.textContent = "window.inlineRan = true";
+            document.head.append(script);
+            return window.inlineRan === true;
+        }""") is False
+        if server == "bare":
+            assert "content-security-policy" not in context.request.get(url).headers
+            assert page.locator('meta[http-equiv="Content-Security-Policy"]').count() == 1
+            return
         bot_policy = context.request.get(url + "bot_worker.js").headers["content-security-policy"]
         assert bot_policy.startswith("default-src 'none'") and "connect-src" not in bot_policy, bot_policy
         page_policy = context.request.get(url).headers["content-security-policy"]
