@@ -1,23 +1,27 @@
 #!/usr/bin/env python3
 """Build and serve the KotH Arena static site.
 
-    python scripts/serve.py [--port 8000] [--host 127.0.0.1] [--no-isolation] [--no-build]
-                            [--out build/site]
+    python scripts/serve.py [--port 8000] [--host 127.0.0.1] [--no-isolation] [--no-csp]
+                            [--no-build] [--out build/site]
 
 Serves with cross-origin isolation headers (COOP/COEP/CORP) unless --no-isolation, so that
-bots can be interrupted (SharedArrayBuffer). Importable without side effects: tests use
-serve_in_thread(directory, port=0, isolation=True) -> (server, url).
+bots can be interrupted (SharedArrayBuffer), and with a Content-Security-Policy per file
+unless --no-csp (content_security_policy() below: the page reaches only its own origin,
+a bot Worker nothing at all). Importable without side effects: tests use
+serve_in_thread(directory, port=0, isolation=True, csp=True) -> (server, url).
 """
 from __future__ import annotations
 
 import argparse
 import functools
 import importlib.util
+import json
 import os
 import sys
 import threading
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from urllib.parse import urlsplit
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -40,12 +44,50 @@ MIME_TYPES = {
 }
 
 
+# Where the page may connect besides itself: the Stack Exchange API (challenge answers).
+PAGE_CONNECT = "https://api.stackexchange.com"
+
+
+def content_security_policy(path: str, pyodide_origin: str = "") -> str:
+    """The policy for one file of the site. A Worker's policy is the one its script is
+    served with, so each Worker gets its own: the controller loads Pyodide and the engine
+    from this origin (or the Pyodide CDN) and starts the bot Workers; a bot Worker gets
+    every byte it needs in a message and may load, fetch or start nothing (only compile
+    WebAssembly, for Pyodide). index.html carries the page's policy in a meta tag too,
+    for hosts that cannot send headers."""
+    name = path.split("?", 1)[0].split("#", 1)[0].rsplit("/", 1)[-1]
+    extra = f" {pyodide_origin}" if pyodide_origin else ""
+    if name == "bot_worker.js":
+        return "default-src 'none'; script-src 'wasm-unsafe-eval'"
+    if name == "controller_worker.js":
+        return (f"default-src 'none'; script-src 'self' 'wasm-unsafe-eval'{extra}; "
+                f"connect-src 'self'{extra}; worker-src 'self'")
+    return (f"default-src 'self'; script-src 'self'; connect-src 'self' {PAGE_CONNECT}; "
+            "worker-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; "
+            "object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
+
+
+def pyodide_origin(directory) -> str:
+    """The origin Pyodide is loaded from when the site was built with --pyodide-cdn."""
+    try:
+        config = json.loads((Path(directory) / "config.json").read_text())
+        url = urlsplit(str(config.get("pyodideIndexURL", "")))
+    except (OSError, ValueError, AttributeError):
+        return ""
+    return f"{url.scheme}://{url.netloc}" if url.scheme in ("http", "https") and url.netloc else ""
+
+
 class ArenaHandler(SimpleHTTPRequestHandler):
     extensions_map = MIME_TYPES
     isolation = True
+    csp = True
+    pyodide_origin = ""
 
     def end_headers(self):
         self.send_header("Cache-Control", "no-cache")
+        if self.csp:
+            self.send_header("Content-Security-Policy",
+                             content_security_policy(self.path, self.pyodide_origin))
         if self.isolation:
             self.send_header("Cross-Origin-Opener-Policy", "same-origin")
             self.send_header("Cross-Origin-Embedder-Policy", "require-corp")
@@ -75,8 +117,9 @@ class ArenaServer(ThreadingHTTPServer):
         super().handle_error(request, client_address)
 
 
-def make_server(directory, host="127.0.0.1", port=0, isolation=True):
-    handler = type("Handler", (ArenaHandler,), {"isolation": bool(isolation)})
+def make_server(directory, host="127.0.0.1", port=0, isolation=True, csp=True):
+    handler = type("Handler", (ArenaHandler,), {
+        "isolation": bool(isolation), "csp": bool(csp), "pyodide_origin": pyodide_origin(directory)})
     handler = functools.partial(handler, directory=str(directory))
     server = ArenaServer((host, port), handler)
     server.daemon_threads = True
@@ -90,10 +133,10 @@ def server_url(server) -> str:
     return f"http://{host}:{port}/"
 
 
-def serve_in_thread(directory, port=0, isolation=True, host="127.0.0.1"):
+def serve_in_thread(directory, port=0, isolation=True, host="127.0.0.1", csp=True):
     """Serve `directory` in a daemon thread. Returns (server, url); stop with
     server.shutdown(); server.server_close()."""
-    server = make_server(directory, host=host, port=port, isolation=isolation)
+    server = make_server(directory, host=host, port=port, isolation=isolation, csp=csp)
     t = threading.Thread(target=server.serve_forever, name="koth-arena-serve", daemon=True)
     t.start()
     return server, server_url(server)
@@ -119,6 +162,9 @@ def main(argv=None) -> int:
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--no-isolation", action="store_true",
                    help="do not send COOP/COEP/CORP headers")
+    p.add_argument("--no-csp", action="store_true",
+                   help="do not send Content-Security-Policy headers (as a static host "
+                        "that cannot set headers)")
     p.add_argument("--no-build", action="store_true", help="serve the existing build")
     p.add_argument("--out", default="build/site", help="site directory (default build/site)")
     p.add_argument("--pyodide-cdn", default=None, metavar="URL")
@@ -142,7 +188,7 @@ def main(argv=None) -> int:
         return 1
     try:
         server = make_server(out, host=args.host, port=args.port,
-                             isolation=not args.no_isolation)
+                             isolation=not args.no_isolation, csp=not args.no_csp)
     except OSError as e:
         print(f"serve.py: error: cannot listen on {args.host}:{args.port}: {e}",
               file=sys.stderr)

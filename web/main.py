@@ -4,6 +4,10 @@ It steps the engine's ``game_steps`` exactly as the native controller does, but 
 call is an ``await`` on a message to that bot's own Worker (``arena_bridge.ask``, defined
 in ``web/src/controller_worker.js``, which measures the time and stops silent bots).
 Everything the page shows arrives as ``arena_bridge.post`` events (docs/architecture.md).
+
+A bot's reply is untrusted: the controller Worker parses it in JavaScript and hands this
+module only its fields, flat, which ``engine.bots.reply.answer_from_reply`` checks as it
+does for every other transport.
 """
 
 from __future__ import annotations
@@ -13,8 +17,9 @@ import json
 
 import arena_bridge  # registered by controller_worker.js
 
+from engine.bots.answer import BotAnswer
 from engine.bots.native import hard_limit_ms
-from engine.bots.runners import BotAnswer
+from engine.bots.reply import answer_from_reply
 from engine.driver import BotEvent, Call, GameStarted, TurnPlayed, TurnReply, game_steps
 from engine.examples import all_examples, example_source
 from engine.games import get_game
@@ -27,6 +32,7 @@ FLUSH_MS = 50  # send the viewer new turns at most this often
 FLUSH_TURNS = 256
 YIELD_MS = 50  # how often a game hands the Worker's event loop a turn
 MAX_TEXT = 4000  # a console event's text is cut here
+MAX_CODE_BYTES = 256 * 1024  # a bot's source, in UTF-8 bytes
 
 
 class RunStopped(Exception):
@@ -37,23 +43,23 @@ def _post(event: dict) -> None:
     arena_bridge.post(json.dumps(event))
 
 
-def _answer_from(text: str | None) -> BotAnswer:
-    """A bot worker's reply, checked field by field: it comes from untrusted code."""
+def _answer_from(checked: str) -> BotAnswer:
+    """A reply's fields as the controller Worker wrote them (a flat JSON object of strings,
+    numbers and empty lists/objects it built itself from the checked reply)."""
     try:
-        data = json.loads(text) if isinstance(text, str) else None
-    except ValueError:
+        data = json.loads(checked)
+    except ValueError:  # cannot happen with the Worker's own text; a fault all the same
         data = None
-    if not isinstance(data, dict):
-        return BotAnswer(error="the bot's worker sent a malformed reply")
+    return answer_from_reply(data)
 
-    def text_field(name: str) -> str | None:
-        value = data.get(name)
-        return value[:MAX_TEXT] if isinstance(value, str) else None
 
-    line = data.get("line")
-    return BotAnswer(text_field("answer"), text_field("error"),
-                     line if isinstance(line, int) and not isinstance(line, bool) else None,
-                     text_field("stdout") or "", text_field("stderr") or "")
+def code_too_big(code: str) -> str | None:
+    """Why a bot's source is refused before it is sent to its Worker, or None."""
+    size = len(code.encode("utf-8", "replace"))
+    if size <= MAX_CODE_BYTES:
+        return None
+    return (f"the bot's code is {size:,} bytes, more than the {MAX_CODE_BYTES:,} bytes a bot "
+            "may have; it was not loaded")
 
 
 class Controller:
@@ -74,12 +80,12 @@ class Controller:
         if not isinstance(result, str):  # message modes: a Promise; shared memory: the reply
             result = await result
         self.awaited_ms += arena_bridge.now() - began
-        if run in self.stopped:
+        elapsed, state, checked = result.split(";", 2)
+        if state == "2" or run in self.stopped:
             raise RunStopped
-        elapsed, answered, text = result.split(";", 2)
-        if answered != "1":
+        if state != "1":
             return BotAnswer(), float(elapsed), True
-        return _answer_from(text), float(elapsed), False
+        return _answer_from(checked), float(elapsed), False
 
     async def run(self, request_json: str) -> None:
         request = json.loads(request_json)
@@ -115,9 +121,13 @@ class Controller:
         await arena_bridge.prepare(len(bots))
         load_errors: list[BotAnswer | None] = []
         for slot, source in enumerate(sources):
-            answer, _, silent = await self._call(
-                run, slot, {"op": "load", "game": spec.name, "name": names[slot], "code": source},
-                LOAD_LIMIT_MS)
+            too_big = code_too_big(source)
+            if too_big:
+                answer, silent = BotAnswer(error=too_big), False
+            else:
+                answer, _, silent = await self._call(
+                    run, slot, {"op": "load", "game": spec.name, "name": names[slot], "code": source},
+                    LOAD_LIMIT_MS)
             if silent:
                 answer = BotAnswer(error="the bot did not finish loading in time")
             load_errors.append(answer if answer.error else None)
@@ -153,6 +163,8 @@ class Controller:
                 # run now and then, for Stop and for the Workers' messages.
                 await asyncio.sleep(0)
                 last_yield = arena_bridge.now()
+                if arena_bridge.stopRequested():
+                    raise RunStopped
             if run in self.stopped:
                 raise RunStopped
             try:

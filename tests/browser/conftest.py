@@ -41,9 +41,9 @@ def site_dir(tmp_path_factory) -> Path:
     return build.build(str(out))
 
 
-def _serve(site_dir: Path, isolation: bool):
+def _serve(site_dir: Path, isolation: bool, csp: bool = True):
     serve = _load_script("serve")
-    server, url = serve.serve_in_thread(site_dir, port=0, isolation=isolation)
+    server, url = serve.serve_in_thread(site_dir, port=0, isolation=isolation, csp=csp)
     try:
         yield url
     finally:
@@ -61,6 +61,14 @@ def isolated_url(site_dir):
 def plain_url(site_dir):
     """The site served without isolation headers (a stuck bot can only be terminated)."""
     yield from _serve(site_dir, isolation=False)
+
+
+@pytest.fixture(scope="session")
+def bare_url(site_dir):
+    """The site served with no security headers at all, as a static host that cannot set
+    them: no isolation, and no Content-Security-Policy but the page's meta tag (the bot
+    Workers are protected by what bot_worker.js withholds in JavaScript alone)."""
+    yield from _serve(site_dir, isolation=False, csp=False)
 
 
 @pytest.fixture(scope="session")
@@ -86,7 +94,10 @@ def chromium():
 
 @pytest.fixture
 def arena_context(chromium):
-    ctx = chromium.new_context(viewport={"width": 1280, "height": 900})
+    # Playwright's wait_for_function evaluates its predicate as a string, which the page's
+    # Content-Security-Policy forbids: the tests' pages bypass the page's policy. The
+    # Workers' own policies still apply (test_page_attacks.py checks the page's without).
+    ctx = chromium.new_context(viewport={"width": 1280, "height": 900}, bypass_csp=True)
     ctx.set_default_timeout(30_000)
     try:
         yield ctx
@@ -186,6 +197,27 @@ class Arena:
         """The game records the viewer holds (what the board shows)."""
         return self.page.evaluate(
             "window.kothArena.viewer.tracks.map((t) => t ? t.record : null)")
+
+    def controller(self):
+        """The controller Worker (Playwright's handle, for its debug handle kothController)."""
+        workers = [w for w in self.page.workers if w.url.endswith("/controller_worker.js")]
+        assert workers, f"no controller Worker among {[w.url for w in self.page.workers]}"
+        return workers[-1]
+
+    def origin_storage(self) -> dict:
+        """What the page's origin keeps besides localStorage: Cache Storage (names and
+        request URLs) and the origin private file system's top-level names."""
+        return self.page.evaluate("""async () => {
+            const caches_ = {};
+            for (const name of await caches.keys()) {
+                const cache = await caches.open(name);
+                caches_[name] = (await cache.keys()).map((r) => r.url).sort();
+            }
+            const files = [];
+            const root = await navigator.storage.getDirectory();
+            for await (const name of root.keys()) files.push(name);
+            return { caches: caches_, opfs: files.sort() };
+        }""")
 
     def storage(self) -> dict:
         return self.page.evaluate("""() => {

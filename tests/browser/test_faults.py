@@ -67,9 +67,11 @@ def test_infinite_loop_times_out_and_page_stays_responsive(open_arena, isolated_
 # A bot that tries to reach out of its Worker: the JavaScript bridges (js, pyodide_js,
 # pyodide.code), the page's storage, and forged messages to the controller. Every attempt
 # is logged to stdout; at the end it imports js without a guard, so its turn fails.
-# The import guard is defence in depth only: through gc the bot does reach its own
-# Worker's global scope (see worker_global); the test asserts what that cannot do (touch
-# the page's storage, or change the match through forged "reply"/"done" messages).
+# The import guard is defence in depth only: through gc the bot finds JsProxy objects
+# (see worker_global), which lead to its Worker's global scope where no CSP forbids
+# Function(); the test asserts what that cannot do (touch the page's storage, or change
+# the match through forged "reply"/"done" messages). test_page_attacks.py tries every
+# route and API one by one, with and without the Workers' CSP.
 HOSTILE_BOT = r'''
 import sys
 log = []
@@ -104,7 +106,8 @@ def via_modules():
 
 def worker_global():
     # Past the import guard: the bot host's own send/receive closures hold JsProxy objects
-    # (the Worker's functions); from one, Function("return self") is the Worker's global.
+    # (the Worker's functions); from one, Function("return self") is the Worker's global
+    # (where the Worker's CSP allows Function(): the serve script's does not).
     import gc
     for o in gc.get_objects():
         for cell in getattr(o, "__closure__", None) or ():

@@ -639,35 +639,72 @@ viewer.onDrawError = (message) => setError(`The board could not draw a frame: ${
 
 // ---- controller worker ------------------------------------------------------------------------
 let worker = null;
+// Stop: the controller may be blocked waiting for a bot (shared-memory mode), where it
+// cannot read messages: it looks at this flag (the run to stop) between short waits.
+const stopFlag = self.crossOriginIsolated ? new Int32Array(new SharedArrayBuffer(4)) : null;
+// How long a Stop may go unanswered before the controller Worker is taken for stuck and
+// replaced (it answers within a wait slice when it is healthy).
+const STOP_GRACE_MS = 1500;
+let stopTimer = null;
+let workerStarts = 0; // controller Workers started (a replaced one counts again)
 // Leaving the page: stop Python at once rather than leave it to the browser's teardown.
 window.addEventListener("pagehide", () => { if (worker) worker.terminate(); });
 
 function startWorker() {
+  let started;
   try {
-    worker = new Worker("controller_worker.js", { type: "module" });
+    started = new Worker("controller_worker.js", { type: "module" });
   } catch (e) {
     setError(`Could not start the Python worker: ${e.message}.`);
     setStatus("Replays can still be opened.");
     return;
   }
-  worker.addEventListener("message", (ev) => onMessage(ev.data));
+  worker = started;
+  workerStarts += 1;
+  // Messages from a Worker that was replaced are dropped.
+  started.addEventListener("message", (ev) => { if (worker === started) onMessage(ev.data); });
   // The digest of the Python snapshot a previous visit stored: kept here, where no Worker
   // (and so no bot) can change it, so the controller can trust the cached copy.
-  worker.postMessage({ type: "init", snapshotDigest: store.load("python-snapshot", null) });
-  worker.addEventListener("error", (ev) => {
+  started.postMessage({ type: "init", snapshotDigest: store.load("python-snapshot", null), stopFlag });
+  started.addEventListener("error", (ev) => {
     ev.preventDefault();
+    if (worker !== started) return;
     const msg = ev.message || "the worker script failed to load";
+    if (ready) {
+      replaceWorker(`The Python worker failed (${msg})`);
+      return;
+    }
     setError(`Python worker error: ${msg}.`);
     if (run) finishRun();
-    if (!ready) setStatus("Replays can still be opened.");
+    setStatus("Replays can still be opened.");
   });
-  worker.addEventListener("messageerror", () => setError("Python worker sent an unreadable message."));
+  started.addEventListener("messageerror", () => setError("Python worker sent an unreadable message."));
+}
+
+// The controller Worker is stuck or its Python is broken: end the run, start a new one.
+function replaceWorker(reason) {
+  if (worker) worker.terminate();
+  worker = null;
+  ready = false;
+  const stopped = run;
+  if (run) {
+    if (run.viewing) showResults(run.game, run.names, run.summary, "stopped");
+    finishRun();
+  }
+  els.run.disabled = true;
+  setError(`${reason}: ${stopped ? "the run was ended and " : ""}Python was restarted.`);
+  setStatus("Restarting Python…");
+  startWorker();
 }
 
 function onMessage(m) {
   if (!m || typeof m !== "object") return;
   if (m.type === "status") return onStatus(m);
   if (m.type === "verified") return onVerified(m);
+  if (m.type === "fatal") {
+    replaceWorker(`Python in the controller failed (${String(m.message ?? "fatal error").slice(0, 200)})`);
+    return undefined;
+  }
   if (m.type === "snapshot") {
     store.save("python-snapshot", { buildId: String(m.buildId), digest: String(m.digest) });
     return undefined;
@@ -826,12 +863,20 @@ function startRun() {
 
 function stopRun() {
   if (!run || !worker) return;
+  if (stopFlag) Atomics.store(stopFlag, 0, run.id);
   worker.postMessage({ type: "stop", run: run.id });
   setStatus("Stopping…");
   els.stop.disabled = true;
+  const stopping = run;
+  clearTimeout(stopTimer);
+  stopTimer = setTimeout(() => {
+    if (run === stopping) replaceWorker("The Python worker did not answer Stop");
+  }, STOP_GRACE_MS);
 }
 
 function finishRun() {
+  clearTimeout(stopTimer);
+  stopTimer = null;
   if (run) viewer.endLive();
   run = null;
   els.run.disabled = !ready;
@@ -881,4 +926,5 @@ window.kothArena = {
   get runsStarted() { return runCounter; },
   get lastTiming() { return lastTiming; },
   get poolReady() { return poolReady; },
+  get workerStarts() { return workerStarts; },
 };

@@ -2,11 +2,12 @@
 // native controller runs in a subprocess). Only the controller worker talks to it.
 //
 // Controller -> bot:  {type: "init", indexURL, interruptBuffer?, wasmModule?, channels?,
-//                      snapshot?}
+//                      snapshot?, files: {NAME: ArrayBuffer}, lockFile}
 //                     {type: "serve"}                  (sync mode: you have a bot now)
-//                     {type: "req", id, json}          (a host request, JSON text)
+//                     {type: "req", id, json, port}    (a host request, JSON text, and the
+//                                                       MessagePort its reply goes to)
 // Bot -> controller:  {type: "ready", mode, ms} | {type: "failed", message}
-//                     {type: "reply", id, json}        (the host's reply, JSON text)
+//                     on the request's port: {id, json} (the host's reply, JSON text)
 //
 // The host reads requests in one of three modes:
 // - "sync": the page is cross-origin isolated: requests and replies go through shared
@@ -16,22 +17,51 @@
 //   script bot's input() can block (JavaScript Promise Integration);
 // - "push": neither: each request is pushed through host.handle(); long-running script
 //   bots cannot run, function bots can.
+//
+// Bot code is untrusted and can reach this Worker's global scope (any JavaScript object
+// Python holds leads there), so before it runs, withholdFromBots() removes everything
+// that reaches beyond the Worker, and the only way out left is the reply route captured
+// in the closures below. The Worker's Content-Security-Policy (scripts/serve.py) forbids
+// every fetch, so everything Pyodide loads arrives in the init message.
 import { loadPyodide } from "pyodide";
-import { Channel } from "./sync_channel.js";
+import createPyodideModule from "pyodide/pyodide.asm.mjs";
+import { Channel, ChannelOverflow } from "./sync_channel.js";
 import { useCompiledModule } from "./shared_wasm.js";
 
+// Captured before any bot code runs: the bot can no longer reach these on the global.
+const postToController = self.postMessage.bind(self);
 const queue = [];
 let waiter = null;
 let pushHandle = null;
 let startServing = null; // sync mode: starts the blocking host loop, once given a bot
+let replyPort = null; // message modes: the port of the request being answered
+let replyId = null;
 
 function nextRequest() {
   if (queue.length) return Promise.resolve(queue.shift());
   return new Promise((resolve) => { waiter = resolve; });
 }
 
+// Message modes: everything the host (or a bot that found this function) sends goes to
+// the pending request's own port; the controller counts only the reply with its id, and
+// stops a Worker that floods the port. The port is closed once the reply has gone.
 function postReply(id, json) {
-  self.postMessage({ type: "reply", id, json });
+  const port = replyPort;
+  if (!port) return;
+  if (id === replyId) {
+    replyPort = null;
+    replyId = null;
+  }
+  try {
+    port.postMessage({ id, json });
+  } catch (err) {
+    // not clonable (a bot's junk): nothing is sent
+  }
+  if (port !== replyPort) port.close();
+}
+
+function failed(err) {
+  postToController({ type: "failed", message: String(err).slice(0, 500) });
 }
 
 const BOOT = `
@@ -62,8 +92,8 @@ def _serve(next_request, send_reply, mode):
             continue
 
 class _DenyPageModules:
-    """Bot code may not import the bridges to JavaScript. Defence in depth only: the
-    Worker boundary is the isolation (a bot in here can only reach its own Worker)."""
+    """Bot code may not import the bridges to JavaScript. An extra layer only: what the
+    Worker's global scope could reach is removed in JavaScript (withholdFromBots)."""
     blocked = ("js", "pyodide", "pyodide_js", "_pyodide")
     def find_spec(self, name, path=None, target=None):
         if name.split(".")[0] in self.blocked:
@@ -77,33 +107,88 @@ def _deny_page_modules():
     sys.meta_path.insert(0, _DenyPageModules())
 `;
 
-// Bot code runs in this Worker. Take away what reaches beyond it: storage shared with the
-// page's origin (where the Python snapshot is cached), new Workers (which would get all of
-// it back), and channels to the origin's other pages.
-function withholdFromBots() {
-  for (const name of ["caches", "indexedDB", "Worker", "SharedWorker", "BroadcastChannel"]) {
+// What reaches beyond this Worker: the network, storage shared with the page's origin
+// (OPFS and Cache Storage survive reloads; the Python snapshot is cached there), locks
+// shared with the page, new Workers and scripts (which would get all of it back), channels
+// to the origin's other contexts, fonts loaded from URLs, and the Worker's own message
+// port (replies go through per-request ports captured above).
+const WITHHELD_GLOBALS = [
+  "fetch", "XMLHttpRequest", "WebSocket", "WebSocketStream", "EventSource", "WebTransport",
+  "caches", "CacheStorage", "indexedDB", "IDBFactory", "importScripts", "Worker",
+  "SharedWorker", "BroadcastChannel", "postMessage", "onmessage", "onmessageerror",
+  "fonts", "FontFace", "Notification", "cookieStore", "CookieStore",
+  "requestFileSystem", "webkitRequestFileSystem", "requestFileSystemSync",
+  "webkitRequestFileSystemSync", "webkitResolveLocalFileSystemURL",
+  "webkitResolveLocalFileSystemSyncURL", "FileSystemHandle", "FileSystemDirectoryHandle",
+  "FileSystemFileHandle", "FileSystemSyncAccessHandle", "StorageManager", "LockManager",
+];
+const WITHHELD_NAVIGATOR = [
+  "storage", "locks", "serviceWorker", "usb", "hid", "serial", "bluetooth", "permissions",
+  "sendBeacon", "mediaCapabilities", "gpu",
+];
+
+// Delete `names` from `object` and every prototype it inherits from; where a property
+// cannot be deleted, hide its value. Returns the names still reachable.
+function removeEverywhere(object, names) {
+  const left = [];
+  for (const name of names) {
+    for (let target = object; target; target = Object.getPrototypeOf(target)) {
+      if (!Object.prototype.hasOwnProperty.call(target, name)) continue;
+      try {
+        if (!delete target[name]) {
+          Object.defineProperty(target, name, { value: undefined, writable: false });
+        }
+      } catch (err) {
+        // non-configurable and non-writable: reported below if still reachable
+      }
+    }
     try {
-      Object.defineProperty(self, name, { value: undefined, writable: false, configurable: false });
+      if (object[name] !== undefined && object[name] !== null) left.push(name);
     } catch (err) {
-      // not defined here: nothing to take away
+      // a getter that throws reaches nothing
     }
   }
+  return left;
 }
 
-async function init({ indexURL, interruptBuffer, wasmModule, channels, snapshot }) {
+function withholdFromBots() {
+  const navigator = self.navigator;
+  const left = removeEverywhere(self, WITHHELD_GLOBALS);
+  if (navigator) left.push(...removeEverywhere(navigator, WITHHELD_NAVIGATOR).map((n) => `navigator.${n}`));
+  if (left.length) throw new Error(`could not withhold ${left.join(", ")} from bots`);
+}
+
+// Everything Pyodide fetches while it starts, from the init message: this Worker may not
+// fetch anything itself. Answered by URL file name.
+function serveFilesLocally(files) {
+  const realFetch = self.fetch;
+  self.fetch = (resource, options) => {
+    const url = String(typeof resource === "string" ? resource : resource?.url ?? resource);
+    const name = url.split(/[?#]/)[0].split("/").pop();
+    if (Object.hasOwn(files, name)) {
+      const type = name.endsWith(".wasm") ? "application/wasm" : "application/octet-stream";
+      return Promise.resolve(new Response(files[name], { headers: { "Content-Type": type } }));
+    }
+    return realFetch(resource, options);
+  };
+}
+
+async function init({ indexURL, interruptBuffer, wasmModule, channels, snapshot, files, lockFile }) {
+  serveFilesLocally(files || {});
   if (wasmModule instanceof WebAssembly.Module) useCompiledModule(wasmModule);
-  const zip = fetch(new URL("engine.zip", self.location.href)).then((r) => r.arrayBuffer());
   // From the controller's memory snapshot (engine already imported) when there is one.
-  const options = snapshot instanceof Uint8Array ? { indexURL, _loadSnapshot: snapshot } : { indexURL };
+  const options = { indexURL, createPyodideModule, lockFileContents: lockFile };
+  if (snapshot instanceof Uint8Array) options._loadSnapshot = snapshot;
   const pyodide = await loadPyodide(options);
   if (interruptBuffer) pyodide.setInterruptBuffer(interruptBuffer);
-  pyodide.unpackArchive(await zip, "zip", { extractDir: "/home/pyodide" });
+  pyodide.unpackArchive(await (await self.fetch("engine.zip")).arrayBuffer(), "zip",
+    { extractDir: "/home/pyodide" });
   // A snapshot copies the random generator's state too: every bot gets fresh entropy.
   pyodide.runPython("import sys, random\nif '/home/pyodide' not in sys.path: sys.path.insert(0, '/home/pyodide')\nrandom.seed()");
-  withholdFromBots();
   pyodide.runPython(BOOT);
   const serve = pyodide.globals.get("_serve");
-  const ready = (mode) => self.postMessage({ type: "ready", mode, ms: performance.now() });
+  withholdFromBots();
+  const ready = (mode) => postToController({ type: "ready", mode, ms: performance.now() });
 
   if (channels) {
     const requests = new Channel(channels.request);
@@ -114,51 +199,66 @@ async function init({ indexURL, interruptBuffer, wasmModule, channels, snapshot 
       seen = requests.seq;
       return requests.read();
     };
-    const send = (id, json) => replies.write(id, json);
+    const send = (id, json) => {
+      try {
+        replies.write(id, json);
+      } catch (err) {
+        if (!(err instanceof ChannelOverflow)) throw err; // the controller sees the overflow
+      }
+    };
     // A spare waits in its event loop (so that it can be torn down at once) until it is
     // given a bot; from then on its thread belongs to the host, blocking between requests.
     startServing = () => {
       try {
         serve(receive, send, "sync");
       } catch (err) {
-        self.postMessage({ type: "failed", message: String(err).slice(0, 500) });
+        failed(err);
       }
     };
     ready("sync");
   } else if (typeof WebAssembly.Suspending === "function") {
     ready("jspi");
-    serve.callPromising(nextRequest, postReply, "jspi").catch((err) => {
-      self.postMessage({ type: "failed", message: String(err).slice(0, 500) });
-    });
+    serve.callPromising(nextRequest, postReply, "jspi").catch(failed);
   } else {
     pushHandle = serve(nextRequest, postReply, "push");
     ready("push");
   }
 }
 
-self.onmessage = (event) => {
+function onRequest(data, port) {
+  if (replyPort) replyPort.close(); // a request the controller gave up on
+  replyPort = port;
+  replyId = data.id;
+  if (pushHandle) {
+    let reply;
+    try {
+      reply = pushHandle(data.json);
+    } catch (err) {
+      reply = JSON.stringify({ id: data.id, answer: null, error: String(err), line: null });
+    }
+    postReply(data.id, reply);
+  } else if (waiter) {
+    const resolve = waiter;
+    waiter = null;
+    resolve(data.json);
+  } else {
+    queue.push(data.json);
+  }
+}
+
+// Registered first and in the capture phase, and it stops the event there: a listener a
+// bot adds later never sees a request or its port.
+self.addEventListener("message", (event) => {
+  event.stopImmediatePropagation();
   const data = event.data;
+  if (!data || typeof data !== "object") return;
   if (data.type === "serve" && startServing) {
     const serveNow = startServing;
     startServing = null;
     setTimeout(serveNow, 0);
   } else if (data.type === "init") {
-    init(data).catch((err) => self.postMessage({ type: "failed", message: String(err) }));
-  } else if (data.type === "req") {
-    if (pushHandle) {
-      let reply;
-      try {
-        reply = pushHandle(data.json);
-      } catch (err) {
-        reply = JSON.stringify({ id: data.id, answer: null, error: String(err), line: null });
-      }
-      postReply(data.id, reply);
-    } else if (waiter) {
-      const resolve = waiter;
-      waiter = null;
-      resolve(data.json);
-    } else {
-      queue.push(data.json);
-    }
+    init(data).catch(failed);
+  } else if (data.type === "req" && data.port instanceof MessagePort) {
+    onRequest(data, data.port);
   }
-};
+}, { capture: true });

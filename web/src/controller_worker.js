@@ -3,17 +3,26 @@
 // bot never waits for a Pyodide start. The page talks to it with the messages in
 // docs/architecture.md; main.py reaches the bots through the `arena_bridge` module below.
 import { loadPyodide } from "pyodide";
-import { Channel, newChannelBuffer } from "./sync_channel.js";
+import { Channel, ChannelOverflow, newChannelBuffer } from "./sync_channel.js";
 import { useCompiledModule } from "./shared_wasm.js";
 import { loadSnapshot, storeSnapshot } from "./snapshot_cache.js";
 
 const WARM_BOTS = 3; // two bots for a match plus one spare for a bot that must be stopped
 const INTERRUPT_GRACE_MS = 500; // after an interrupt, how long before terminate()
 const LOAD_LIMIT_MS = 20_000; // reloading a bot's code into a spare
-const MAX_REPLY_CHARS = 1 << 20;
+const MAX_REPLY_CHARS = 1 << 20; // a longer reply is the bot's fault, never read
+const MAX_MESSAGES_PER_REQUEST = 64; // a bot Worker that posts more is flooding: stopped
+const WAIT_SLICE_MS = 20; // sync mode: how often a blocked controller looks at the stop flag
+const REPLY_FIELDS = ["answer", "error", "line", "stdout", "stderr"];
 const isolated = self.crossOriginIsolated === true;
 
 let indexURL = null;
+let botFiles = null; // what a bot Worker's Pyodide loads: it may not fetch (its CSP)
+let lockFile = null;
+// Stop: the page's flag in shared memory (cross-origin isolated), which a controller
+// blocked in Atomics.wait still sees, and the run's stop promise for the message modes.
+let stopFlag = null;
+let activeRun = null; // the run going on (a RunStop)
 let wasmModule = null; // Pyodide's WebAssembly, compiled once and shared with every bot Worker
 let snapshot = null; // the controller's Python memory with the engine imported, for the bots
 // What a bot host imports: in the snapshot, so a bot Worker need not import it again.
@@ -62,8 +71,6 @@ class BotWorker {
           postPool();
         } else if (data.type === "failed" && !this.isReady) {
           reject(new Error(String(data.message).slice(0, 500)));
-        } else if (data.type === "reply" && this.mode !== "sync") {
-          this.onReply(data);
         } else if (data.type === "failed") {
           this.kill();
         }
@@ -76,31 +83,52 @@ class BotWorker {
     });
     this.worker.postMessage({
       type: "init", indexURL, interruptBuffer: this.interrupt, wasmModule, channels, snapshot,
+      files: botFiles, lockFile,
     });
   }
 
-  // Only a reply to the request that is pending counts: anything else is ignored.
-  onReply(data) {
-    const pending = this.pending;
-    if (!pending || data.id !== pending.id || typeof data.json !== "string") return;
-    if (data.json.length > MAX_REPLY_CHARS) return;
-    this.pending = null;
-    pending.resolve(data.json);
-  }
-
-  // Message modes: a Promise of the reply text (null if the Worker was killed).
+  // Message modes: a Promise of the checked reply (see checkedReply; null if the Worker
+  // was killed). Each request has a MessageChannel of its own: only its port is listened
+  // to, only a message with its id is the reply, and the port is closed after it, so a
+  // bot's messages can never queue ahead of another bot's reply.
   request(id, json) {
     this.clearInterrupt();
+    const { port1, port2 } = new MessageChannel();
     return new Promise((resolve) => {
-      this.pending = { id, resolve };
-      this.worker.postMessage({ type: "req", id, json });
+      let messages = 0;
+      const finish = (reply) => {
+        port1.onmessage = null;
+        port1.close();
+        if (this.pending && this.pending.id === id) this.pending = null;
+        resolve(reply);
+      };
+      this.pending = { id, resolve: finish };
+      port1.onmessage = (event) => {
+        messages += 1;
+        if (messages > MAX_MESSAGES_PER_REQUEST) {
+          finish(malformed(`its Worker posted more than ${MAX_MESSAGES_PER_REQUEST} messages `
+            + "for one request and was stopped"));
+          this.kill();
+          return;
+        }
+        const data = event.data;
+        if (!data || typeof data !== "object" || data.id !== id) return;
+        finish(checkedReply(data.json));
+      };
+      this.worker.postMessage({ type: "req", id, json, port: port2 }, [port2]);
     });
   }
 
-  // Sync mode: post a request; `awaitReply` blocks for it.
+  // Sync mode: post a request; `awaitReply` blocks for it. False if it did not fit.
   post(id, json) {
     this.clearInterrupt();
-    this.requests.write(id, json);
+    try {
+      this.requests.write(id, json);
+      return true;
+    } catch (err) {
+      if (err instanceof ChannelOverflow) return false;
+      throw err;
+    }
   }
 
   // An interrupt meant for the previous request (its reply raced it) must not hit this one.
@@ -108,16 +136,26 @@ class BotWorker {
     if (this.interrupt) this.interrupt[0] = 0;
   }
 
-  // Block until the reply to `id` is in, or `deadline` (performance.now() time) passes;
-  // returns the reply text or null.
+  // Block until the reply to `id` is in, or `deadline` (performance.now() time) passes,
+  // or the page asks to stop; returns the checked reply (checkedReply), null, or STOPPED.
+  // Waits in slices, so a stop is seen within one.
   awaitReply(id, deadline) {
     const replies = this.replies;
     for (;;) {
       const seq = replies.seq;
-      if (seq === id) return replies.read();
+      if (seq === id) {
+        try {
+          return checkedReply(replies.read());
+        } catch (err) {
+          if (!(err instanceof ChannelOverflow)) throw err;
+          return malformed(`the reply is ${err.size.toLocaleString("en")} bytes, `
+            + `more than ${MAX_REPLY_CHARS.toLocaleString("en")}`);
+        }
+      }
+      if (stopRequested()) return STOPPED;
       const left = deadline - performance.now();
       if (left <= 0 || this.dead) return null;
-      Atomics.wait(replies.header, 0, seq, left);
+      Atomics.wait(replies.header, 0, seq, Math.min(left, WAIT_SLICE_MS));
     }
   }
 
@@ -129,6 +167,49 @@ class BotWorker {
     this.pending = null;
     if (pending) pending.resolve(null);
   }
+}
+
+const STOPPED = Symbol("stopped");
+
+function stopRequested() {
+  return stopFlag !== null && activeRun !== null && Atomics.load(stopFlag, 0) === activeRun.id;
+}
+
+// A bot Worker's reply is untrusted text: it is parsed here, in JavaScript (a length
+// check, then JSON.parse), and Python gets a flat object that this function writes
+// itself: only the reply's fields, each a string, number, boolean or null as sent, or an
+// empty [] / {} standing for a list or object (engine/bots/reply.py says which type was
+// wrong). Nothing the bot wrote is ever parsed by Python.
+function checkedReply(json) {
+  if (typeof json !== "string") return malformed(`the reply is ${typeName(json)}, not JSON text`);
+  if (json.length > MAX_REPLY_CHARS) {
+    return malformed(`the reply is ${json.length.toLocaleString("en")} characters, `
+      + `more than ${MAX_REPLY_CHARS.toLocaleString("en")}`);
+  }
+  let data;
+  try {
+    data = JSON.parse(json);
+  } catch (err) {
+    return malformed(`the reply is not JSON (${String(err && err.message).slice(0, 200)})`);
+  }
+  if (data === null || typeof data !== "object" || Array.isArray(data)) return JSON.stringify(shallow(data));
+  const flat = {};
+  for (const field of REPLY_FIELDS) if (Object.hasOwn(data, field)) flat[field] = shallow(data[field]);
+  return JSON.stringify(flat);
+}
+
+function shallow(value) {
+  if (Array.isArray(value)) return [];
+  if (value !== null && typeof value === "object") return {};
+  return value;
+}
+
+function typeName(value) {
+  return value === null ? "null" : Array.isArray(value) ? "an array" : `a ${typeof value}`;
+}
+
+function malformed(problem) {
+  return JSON.stringify({ error: `the bot sent a malformed reply: ${problem}` });
 }
 
 // How many bot Workers wait ready (the page shows nothing; scripts/bench_web waits on it).
@@ -186,12 +267,24 @@ class Slot {
 
   async worker() {
     if (this.bot && !this.bot.dead) return this.bot;
-    this.bot = await takeWarm();
+    const taking = takeWarm();
+    const bot = await untilStopped(taking);
+    if (bot === STOPPED) {
+      taking.then((late) => late.kill(), () => {}); // it was the run's: never reused
+      return STOPPED;
+    }
+    this.bot = bot;
     if (this.bot.mode === "sync") {
       this.reloadSync();
     } else if (this.loadJson) {
       const id = --internalId;
-      await this.bot.request(id, withId(this.loadJson, id));
+      let timer = null;
+      const loaded = await untilStopped(Promise.race([
+        this.bot.request(id, withId(this.loadJson, id)),
+        new Promise((resolve) => { timer = setTimeout(() => resolve(null), LOAD_LIMIT_MS); }),
+      ]));
+      clearTimeout(timer);
+      if (loaded === null) this.bot.kill(); // its code would not load again: it stays silent
     }
     return this.bot;
   }
@@ -200,8 +293,9 @@ class Slot {
   reloadSync() {
     if (!this.loadJson) return;
     const id = --internalId;
-    this.bot.post(id, withId(this.loadJson, id));
-    this.bot.awaitReply(id, performance.now() + LOAD_LIMIT_MS);
+    if (this.bot.post(id, withId(this.loadJson, id))) {
+      this.bot.awaitReply(id, performance.now() + LOAD_LIMIT_MS);
+    }
   }
 }
 
@@ -209,6 +303,39 @@ function withId(json, id) {
   const request = JSON.parse(json);
   request.id = id;
   return JSON.stringify(request);
+}
+
+// A run and its Stop. What waits for a bot in the message modes waits for either.
+class RunStop {
+  constructor(id) {
+    this.id = id;
+    this.stopped = false;
+    this.waiting = new Set(); // resolvers of the promises untilStopped() handed out
+  }
+
+  stop() {
+    this.stopped = true;
+    for (const resolve of this.waiting) resolve(STOPPED);
+    this.waiting.clear();
+  }
+}
+
+// `promise`'s value, or STOPPED as soon as the page stops the run. (Not Promise.race with
+// one long-lived promise: that would keep a reaction per call until the run ends.)
+function untilStopped(promise) {
+  const run = activeRun;
+  if (!run) return promise;
+  if (run.stopped) return Promise.resolve(STOPPED);
+  return new Promise((resolve, reject) => {
+    run.waiting.add(resolve);
+    promise.then((value) => {
+      run.waiting.delete(resolve);
+      resolve(value);
+    }, (err) => {
+      run.waiting.delete(resolve);
+      reject(err);
+    });
+  });
 }
 
 // Ask a bot; returns the reply (see replyText) at once in sync mode (the controller blocks
@@ -221,38 +348,48 @@ function ask(slotIndex, id, op, json, waitMs) {
   return askAsync(slot, id, json, waitMs);
 }
 
-// The reply as one string "ELAPSED_MS;ANSWERED;JSON" (ANSWERED 1 or 0): a string crosses
+// The reply as one string "ELAPSED_MS;STATE;CHECKED" (STATE 1: answered, CHECKED is the
+// flat JSON checkedReply wrote; 0: silent; 2: the page stopped the run): a string crosses
 // into Python as a plain str, where an object would cost a proxy per move.
-function replyText(elapsed, json) {
-  return json === null ? `${elapsed};0;` : `${elapsed};1;${json}`;
+function replyText(elapsed, checked) {
+  if (checked === STOPPED) return `${elapsed};2;`;
+  return checked === null ? `${elapsed};0;` : `${elapsed};1;${checked}`;
 }
 
 function askSync(bot, id, json, waitMs) {
   const began = performance.now();
-  bot.post(id, json);
-  const text = bot.awaitReply(id, began + waitMs);
+  if (!bot.post(id, json)) {
+    return replyText(0, JSON.stringify({ error: "the request is too big for the channel to the bot" }));
+  }
+  const reply = bot.awaitReply(id, began + waitMs);
   const elapsed = performance.now() - began;
-  if (text === null && !bot.dead) {
+  if (reply === STOPPED) {
+    bot.kill(); // busy with a request the run no longer needs
+  } else if (reply === null && !bot.dead) {
     // Silent past the hard limit: interrupt its Python, then terminate its Worker.
     bot.interrupt[0] = 2; // SIGINT: Python raises KeyboardInterrupt in the bot's code
     if (bot.awaitReply(id, performance.now() + INTERRUPT_GRACE_MS) === null) bot.kill();
-    return replyText(elapsed, null);
   }
-  return replyText(elapsed, text);
+  return replyText(elapsed, reply);
 }
 
 async function askAsync(slot, id, json, waitMs) {
   const bot = await slot.worker();
+  if (bot === STOPPED) return replyText(0, STOPPED);
   const began = performance.now();
   let timer = null;
   const reply = bot.request(id, json);
-  const outcome = await Promise.race([
-    reply.then((text) => ({ text })),
+  const outcome = await untilStopped(Promise.race([
+    reply.then((checked) => ({ checked })),
     new Promise((resolve) => { timer = setTimeout(() => resolve(null), waitMs); }),
-  ]);
+  ]));
   clearTimeout(timer);
   const elapsed = performance.now() - began;
-  if (outcome && outcome.text !== null) return replyText(elapsed, outcome.text);
+  if (outcome === STOPPED) {
+    bot.kill();
+    return replyText(elapsed, STOPPED);
+  }
+  if (outcome && outcome.checked !== null) return replyText(elapsed, outcome.checked);
   if (outcome === null) await stopBot(bot, reply);
   return replyText(elapsed, null);
 }
@@ -274,7 +411,7 @@ async function stopBot(bot, reply) {
 async function prepare(count) {
   release();
   slots = Array.from({ length: count }, () => new Slot());
-  await Promise.all(slots.map((slot) => slot.worker()));
+  await untilStopped(Promise.all(slots.map((slot) => slot.worker())));
 }
 
 // A run's bot Workers ran untrusted code: they are never reused for another run.
@@ -291,6 +428,7 @@ const bridge = {
   prepare,
   release: async () => release(),
   now: () => performance.now(),
+  stopRequested: () => stopRequested(),
 };
 
 // ---- start-up ------------------------------------------------------------------------
@@ -311,6 +449,11 @@ async function start() {
     fetch(new URL("engine.zip", self.location.href)).then((r) => r.arrayBuffer()),
     fetch(new URL("main.py", self.location.href)).then((r) => r.text()),
   ]);
+  // A bot Worker may fetch nothing (its Content-Security-Policy): it gets these bytes.
+  const forBots = Promise.all([
+    fetch(indexURL + "python_stdlib.zip").then((r) => r.arrayBuffer()),
+    fetch(indexURL + "pyodide-lock.json").then((r) => r.json()),
+  ]);
   const { snapshotDigest } = await pageInit;
   const cached = await loadSnapshot(config.buildId, snapshotDigest);
   let fresh = false;
@@ -330,6 +473,9 @@ async function start() {
   startup.fromSnapshot = !fresh;
   status("loading", "Loading the engine…", 0.4);
   const [zip, mainSource] = await files;
+  const [stdlib, lock] = await forBots;
+  botFiles = { "python_stdlib.zip": stdlib, "engine.zip": zip };
+  lockFile = lock;
   pyodide.unpackArchive(zip, "zip", { extractDir: "/home/pyodide" });
   pyodide.runPython(`import sys\nif '/home/pyodide' not in sys.path: sys.path.insert(0, '/home/pyodide')\n${PRELOAD}`);
   if (fresh) {
@@ -342,6 +488,10 @@ async function start() {
     }
   }
   pyodide.runPython("import random\nrandom.seed()"); // a snapshot copies the generator's state
+  // A fatal error leaves this Pyodide unusable: the page replaces this Worker.
+  pyodide._api.on_fatal = (err) => {
+    self.postMessage({ type: "fatal", run: activeRun ? activeRun.id : null, message: String(err).slice(0, 300) });
+  };
   startup.snapshot = performance.now();
   refillWarm(2);
   pyodide.registerJsModule("arena_bridge", bridge);
@@ -395,8 +545,12 @@ function verifyReplay(data) {
 }
 
 function startRun(data) {
+  const run = new RunStop(data.run);
+  activeRun = run;
   controller.run(JSON.stringify(data)).catch((err) => {
     self.postMessage({ type: "error", run: data.run, message: String(err) });
+  }).finally(() => {
+    if (activeRun === run) activeRun = null;
   });
 }
 
@@ -404,6 +558,9 @@ self.onmessage = (event) => {
   const data = event.data;
   if (!data || typeof data !== "object") return;
   if (data.type === "init") {
+    if (data.stopFlag instanceof Int32Array && data.stopFlag.buffer instanceof SharedArrayBuffer) {
+      stopFlag = data.stopFlag;
+    }
     resolvePageInit({ snapshotDigest: data.snapshotDigest || null });
   } else if (data.type === "run") {
     if (controller) startRun(data);
@@ -414,9 +571,16 @@ self.onmessage = (event) => {
   } else if (data.type === "stop") {
     if (controller) controller.stop(data.run);
     queuedRuns = queuedRuns.filter((r) => r.run !== data.run);
-    for (const slot of slots) if (slot.bot) slot.bot.kill();
+    if (activeRun && activeRun.id === data.run) {
+      activeRun.stop();
+      for (const slot of slots) if (slot.bot) slot.bot.kill();
+    }
   }
 };
+
+// A handle for tests and debugging (like the page's window.kothArena): only code running
+// in this Worker (and the browser's devtools) can reach it; bots run in other Workers.
+self.kothController = { runPython: (code) => pyodide.runPython(code) };
 
 start().catch((err) => {
   status("error", `Could not start Python: ${err}`, 0);

@@ -15,7 +15,8 @@ export function useCompiledModule(wasmModule) {
 function skipWasmDownload() {
   const realFetch = self.fetch.bind(self);
   self.fetch = (resource, options) => {
-    const url = typeof resource === "string" ? resource : resource?.url;
+    // Pyodide passes a URL object; a Request has .url
+    const url = resource instanceof URL ? resource.href : typeof resource === "string" ? resource : resource?.url;
     if (typeof url === "string" && url.endsWith("/pyodide.asm.wasm")) {
       const headers = { "Content-Type": "application/wasm" };
       return Promise.resolve(new Response(new Uint8Array(0), { headers }));
