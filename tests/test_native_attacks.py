@@ -47,7 +47,8 @@ def match(tmp_path: Path, *args, timeout: float = 180) -> tuple[dict, float]:
     The secret is fixed so that each attack plays the same games every time."""
     rss_file = tmp_path / "controller_rss"
     done = subprocess.run([sys.executable, "-c", CONTROLLER, str(rss_file), "match", *map(str, args),
-                           "--secret", "attack-tests", "--json", "--log"], cwd=ROOT, capture_output=True, timeout=timeout)
+                           "--secret", "attack-tests", "--json", "--log"],
+                          cwd=ROOT, capture_output=True, timeout=timeout)
     assert done.returncode == 0, done.stderr.decode(errors="replace")[-3000:]
     return json.loads(done.stdout), int(rss_file.read_text()) / 1024
 
