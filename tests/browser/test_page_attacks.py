@@ -334,6 +334,9 @@ def test_stuck_controller_is_replaced_when_stop_gets_no_answer(arena):
     _long_run(arena)
     arena.controller().evaluate(
         "setTimeout(() => { const t = performance.now(); while (performance.now() - t < 60000); }, 0)")
+    # The spin starts at the controller's next event-loop turn (it yields every 50 ms): give
+    # it that turn, or the run may see Stop first and end normally.
+    arena.page.wait_for_timeout(1000)
     arena.button("Stop").click()
     arena.wait_finished(timeout_ms=15_000)
     expect(arena.status).to_contain_text("did not answer Stop")
