@@ -11,13 +11,12 @@ Record and turn numbers in messages count from 1.
 from __future__ import annotations
 
 import json
-import re
-from itertools import accumulate
 from typing import Any
 
 from engine.errors import AnswerError
 from engine.games import GameSpec, get_game
 from engine.games.randomness import check_secret
+from engine.json_depth import nesting_depth
 from engine.outcome import FaultKind
 from engine.series import summarize
 from engine.session import MAX_ANSWER_CHARS, SCHEMA_VERSION
@@ -37,9 +36,6 @@ FROZEN, INVALID, TIMEOUT = FaultKind.FROZEN.value, FaultKind.INVALID.value, Faul
 # Faults that count toward freezing a bot; "invalid" counts only where the game says so.
 COUNTED_FAULTS = {FaultKind.ERROR.value, FaultKind.TIMEOUT.value}
 
-_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.S)
-_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
-_BRACKET_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
 
 
 class ReplayError(ValueError):
@@ -57,7 +53,7 @@ def load_document(text: str) -> dict:
     if len(text) > MAX_DOCUMENT_CHARS:
         raise ReplayError(f"the file is {len(text) / 2**20:.1f} MB; a replay may be at most "
                           f"{MAX_DOCUMENT_CHARS // 2**20} MB")
-    depth = _nesting_depth(text)
+    depth = nesting_depth(text)
     if depth > MAX_DEPTH:
         raise ReplayError(f"the JSON nests {depth} deep; a replay nests at most {MAX_DEPTH} deep")
     try:
@@ -87,12 +83,6 @@ def load_document(text: str) -> dict:
     if not isinstance(document.get("records"), list):
         raise ReplayError("a series needs a list of records")
     return document
-
-
-def _nesting_depth(text: str) -> int:
-    """How deep the brackets nest outside strings (before handing the text to a parser)."""
-    brackets = _NOT_BRACKET.sub("", _STRING.sub("", text))
-    return max(accumulate(map(_BRACKET_STEP.__getitem__, brackets)), default=0)
 
 
 # -- a whole file ------------------------------------------------------------------------------

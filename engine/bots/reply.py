@@ -11,9 +11,9 @@ never an exception in the controller.
 from __future__ import annotations
 
 import json
-import re
 
 from engine.bots.answer import BotAnswer, cap_text
+from engine.json_depth import nesting_depth
 
 MAX_REPLY_BYTES = 1 << 20  # one reply line, in bytes (1 MiB)
 MAX_NESTING = 20  # replies are flat objects; this only keeps json.loads' recursion shallow
@@ -28,7 +28,6 @@ MALFORMED = "the bot sent a malformed reply"
 
 # A JSON string (terminated or running to the end) or one bracket: a linear scan that
 # skips brackets inside strings.
-_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"?|[\[\]{}]', re.DOTALL)
 
 
 class ReplyError(ValueError):
@@ -57,26 +56,6 @@ def decode_reply_line(raw: bytes | str) -> object:
         return json.loads(text)
     except (ValueError, RecursionError) as exc:
         raise ReplyError(f"the reply is not JSON ({_short(str(exc))})") from None
-
-
-def nesting_depth(text: str) -> int:
-    """How deep ``[`` and ``{`` nest in a JSON text, brackets inside strings not counted."""
-    if text.count("[") + text.count("{") <= MAX_NESTING:
-        return 0 if "[" not in text and "{" not in text else _scan_depth(text)
-    return _scan_depth(text)
-
-
-def _scan_depth(text: str) -> int:
-    depth = deepest = 0
-    for token in _TOKENS.findall(text):
-        first = token[0]
-        if first == "[" or first == "{":
-            depth += 1
-            if depth > deepest:
-                deepest = depth
-        elif first == "]" or first == "}":
-            depth -= 1
-    return deepest
 
 
 def answer_from_reply(data: object) -> BotAnswer:
