@@ -21,9 +21,8 @@ from engine.bots.answer import BotAnswer
 from engine.bots.native import hard_limit_ms
 from engine.bots.reply import answer_from_reply
 from engine.driver import BotEvent, Call, GameStarted, TurnPlayed, TurnReply, game_steps
-from engine.examples import all_examples, example_source
-from engine.games import get_game
 from engine.games.randomness import check_secret, new_secret
+from engine.registry import games, get_game
 from engine.replay import ReplayError, verify_document
 from engine.series import plan_series, series_document, summarize
 
@@ -204,7 +203,7 @@ class Controller:
     @staticmethod
     def _source(game: str, code: str) -> str:
         if code.strip().startswith("builtin:"):
-            return example_source(game, code.strip().split(":", 1)[1].strip())
+            return get_game(game).example_source(code.strip().split(":", 1)[1].strip())
         return code
 
 
@@ -250,7 +249,12 @@ controller = Controller()
 
 
 def examples_json() -> str:
-    return json.dumps(all_examples())
+    return json.dumps({spec.name: spec.examples() for spec in games()})
+
+
+def games_json() -> str:
+    """Every game's spec as the page builds its menus, forms and limits from it."""
+    return json.dumps([spec.to_json() for spec in games()])
 
 
 def verify_replay(text: str) -> str:
