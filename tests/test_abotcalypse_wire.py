@@ -316,3 +316,22 @@ def test_the_script_example_reads_its_view_from_its_last_argument_and_keeps_stor
     state = layout(20, 30, rocks=[(10, 0)], bots=[(10, 0), (2, 0)])  # its roof is gone
     assert run_script_turn(tmp_path, "\n".join(wire.observation(state, 0, [])["view"])) == "drop down"
     assert (tmp_path / "storage.txt").read_text() == "1"
+
+
+# -- the spec ------------------------------------------------------------------------------
+def test_the_registry_knows_abotcalypse_from_its_wire_spec():
+    from engine.registry import get_game
+
+    spec = get_game("abotcalypse")
+    assert spec is wire.SPEC and spec.wire is wire
+    assert spec.settings() == PRESETS["trial"] and spec.settings("original") == PRESETS["original"]
+    assert spec.settings("original", max_turns=20).max_turns == 20
+    with pytest.raises(ValueError, match="time limit"):
+        spec.settings(time_limit_ms=0)
+    sent = spec.to_json()
+    assert [p["bots"] for p in sent["presets"]] == [[2, 8], [2, 8]]
+    assert sorted(sent["examples"]) == ["builder", "random", "script", "thrower"]
+    assert sent["script_mode"] == "per_turn" and sent["scoring"] == "mean_score"
+    assert sent["players_setting"] == "players"
+    state = spec.new_game(spec.settings("original"), 7, 6, "s")
+    assert state.num_players == 6 and state.width == 100

@@ -9,10 +9,10 @@ is what the page's renderer redraws the board from and what a replay is checked 
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from engine.errors import InvalidAnswerError
 from engine.games.abotcalypse import (
     MAX_PLAYERS,
     MAX_TIME_LIMIT_MS,
@@ -26,6 +26,7 @@ from engine.games.abotcalypse import (
     new_game,
     parse_action,
 )
+from engine.spec import GameSpec, Preset, SettingField
 
 BOUNDARY = "#"
 AIR = "."
@@ -222,9 +223,27 @@ def _first_difference(recorded: Any, expected: Any, where: str) -> str | None:
     return None
 
 
+SPEC = GameSpec(
+    name="abotcalypse", title="aBOTcalypse",
+    summary="Survive falling rocks and meteors on a side view: 2 to 8 bots, all moving at once.",
+    rules_doc="docs/rules/abotcalypse.md",
+    presets=(
+        Preset("trial", "trial (48×24, 200 turns, 1 s a turn)", PRESETS["trial"], (MIN_PLAYERS, MAX_PLAYERS)),
+        Preset("original", "original (100×100, 500 turns, 1 s a turn)", PRESETS["original"],
+               (MIN_PLAYERS, MAX_PLAYERS)),
+    ),
+    default_preset="trial",
+    fields=(
+        SettingField("time_limit_ms", "Time limit (ms)", 1, MAX_TIME_LIMIT_MS, "per turn"),
+        SettingField("max_turns", "Max turns", 1, MAX_TURNS, "turns before the game ends"),
+    ),
+    settings_type=AbotSettings, new_game=new_game, wire=sys.modules[__name__],
+    min_bots=MIN_PLAYERS, max_bots=MAX_PLAYERS, players_setting="players", side_by_side=False,
+    scoring="mean_score", script_mode="per_turn", renderer="abotcalypse",
+    examples_package="engine.examples.abotcalypse",
+)
+
 __all__ = [
-    "AbotView", "FunctionClient", "answer_text", "message_argv", "message_lines", "observation",
+    "SPEC", "AbotView", "FunctionClient", "answer_text", "message_argv", "message_lines", "observation",
     "parse_answer", "record_start", "record_turn", "replay_check", "start_message",
-    "AbotSettings", "MAX_PLAYERS", "MAX_TIME_LIMIT_MS", "MAX_TURNS", "MIN_PLAYERS", "PRESETS",
-    "new_game", "InvalidAnswerError",
 ]
