@@ -12,6 +12,7 @@ import json
 import random
 import subprocess
 import sys
+import textwrap
 import types
 from pathlib import Path
 
@@ -335,3 +336,44 @@ def test_the_registry_knows_abotcalypse_from_its_wire_spec():
     assert sent["players_setting"] == "players"
     state = spec.new_game(spec.settings("original"), 7, 6, "s")
     assert state.num_players == 6 and state.width == 100
+
+
+# -- the rule book's bots ----------------------------------------------------------------
+RULES_DOC = Path(wire.__file__).resolve().parents[2] / "docs" / "rules" / "abotcalypse.md"
+
+
+def doc_examples():
+    """The Python blocks of docs/rules/abotcalypse.md: (the function bot, the script bot)."""
+    text = RULES_DOC.read_text(encoding="utf-8")
+    blocks = [block.split("```", 1)[0] for block in text.split("```python\n")[1:]]
+    blocks = [textwrap.dedent(block) for block in blocks]
+    function = next(b for b in blocks if "def move(view)" in b)
+    script = next(b for b in blocks if "sys.argv[-1]" in b)
+    return function, script
+
+
+def test_the_rule_books_function_bot_plays_through_the_view_api():
+    source, _ = doc_examples()
+    module = types.ModuleType("doc_bot")
+    exec(load_code(source).code, module.__dict__)
+    state = layout(12, 10, bots=[(5, 0), (6, 0)])
+    assert wire.answer_text(module.move(view_of(state, 0))) == "throw right"
+    state = layout(12, 10, bots=[(5, 0), (9, 0)])
+    assert module.move(view_of(state, 0)) == "drop down"
+    state.apply_actions({0: Action("drop", "down")})
+    assert module.move(view_of(state, 0)) == "rest"
+
+
+def test_the_rule_books_script_bot_reads_its_last_argument_and_counts_in_storage_txt(tmp_path):
+    _, source = doc_examples()
+    bot = tmp_path / "bot.py"
+    bot.write_text(source, encoding="utf-8")
+    state = layout(12, 10, bots=[(5, 0), (9, 0)])
+    for turn in (1, 2):
+        argv = wire.message_argv(wire.observation(state, 0, []))
+        done = subprocess.run([sys.executable, str(bot), *argv], cwd=tmp_path, capture_output=True,
+                              text=True, timeout=30, check=True)
+        state.apply_actions({0: wire.parse_answer(done.stdout.splitlines()[0], state, 0)})
+        assert (tmp_path / "storage.txt").read_text() == str(turn)
+    # "drop down", then "move up": out of the rock's cell onto the rock
+    assert state.alive[0] and state.is_rock(5, 0) and (state.xs[0], state.ys[0]) == (5, 1)
