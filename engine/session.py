@@ -75,6 +75,7 @@ class GameSession:
         self._log: list[Any] = []  # each turn's changes, for the bots' messages
         self._cursor = [0] * seats  # per seat: how much of the log it has been told
         self._pending: list[Request] | None = None
+        self._alone = False  # the pending turn is one seat's alone
         self.record: dict = {
             "schema_version": SCHEMA_VERSION,
             "kind": "game",
@@ -115,6 +116,7 @@ class GameSession:
                 changes = log[cursor[seat]:]
                 cursor[seat] = len(log)
                 self._pending = [Request(seat, wire.observation(state, seat, changes))]
+                self._alone = True
                 return self._pending
             requests = []
             for seat in seats:
@@ -124,6 +126,7 @@ class GameSession:
                     requests.append(Request(seat, wire.observation(state, seat, changes)))
             if requests:
                 self._pending = requests
+                self._alone = False
                 return requests
             if not seats:
                 raise RuntimeError(f"{self.spec.name}: no seat acts, yet the game is not over")
@@ -140,7 +143,7 @@ class GameSession:
             raise RuntimeError("no request is pending")
         self._pending = None
         state = self.state
-        if len(requests) == 1:  # the fast path: one seat acts and its answer is good
+        if self._alone:  # the fast path: one seat acts and its answer is good
             request = requests[0]
             seat = request.seat
             reply = replies.get(seat, NO_REPLY)
