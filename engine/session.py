@@ -10,7 +10,9 @@ native controller (``engine.match``) answers with plain calls and the page's con
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
 from engine.bots.answer import cap_text
@@ -50,10 +52,12 @@ class TurnResult:
     that sat it out), and the seats this turn froze."""
 
     turn: dict = field(repr=False)
-    faults: dict[int, Fault]
-    frozen_now: list[int]
+    faults: Mapping[int, Fault]
+    frozen_now: Sequence[int]
 
 
+NO_FAULTS: Mapping[int, Fault] = MappingProxyType({})  # a good turn's (shared, read-only)
+NO_SEATS: tuple[int, ...] = ()
 FROZEN_FAULT = Fault(FaultKind.FROZEN, "frozen: not asked")
 NO_REPLY = Reply(no_answer=True)
 _READ_ERRORS = (ValueError, TypeError, ArithmeticError, RecursionError, MemoryError)
@@ -165,7 +169,7 @@ class GameSession:
                     self.record["turns"].append(turn)
                     if state.outcome is not None:
                         self._finish()
-                    return TurnResult(turn, {}, [])
+                    return TurnResult(turn, NO_FAULTS, NO_SEATS)
         messages: dict[int, dict] = {}
         answers: dict[int, str | None] = {}
         faults: dict[int, Fault] = {}
@@ -201,7 +205,7 @@ class GameSession:
                 actions[seat] = state.default_action(seat)
             else:
                 self.consecutive_faults[seat] = 0
-                return TurnResult(turn, faults, [])
+                return TurnResult(turn, NO_FAULTS, NO_SEATS)
         turn = self._play(seats, messages, answers, faults, actions)
         frozen_now = []
         for request in requests:
