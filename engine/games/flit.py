@@ -1,4 +1,4 @@
-"""Flit rules as a pure state machine (rule book: shared/rules/flit.md).
+"""Flit rules as a pure state machine (rules for bot authors: docs/rules/flit.md).
 
 The torus is a flat list of colours indexed ``y * size + x``: 0 empty, 1..k the bots,
 5 neutral. Piece counts are kept up to date so the end conditions cost O(k) per turn.
