@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import sys
 from typing import NamedTuple
 
 from engine.errors import InvalidAnswerError
-from engine.games.atomas import BLACK, CLONE, MINUS, PLUS, Action, Atom, AtomasState, Item
+from engine.games import atomas as rules
+from engine.games.atomas import BLACK, CLONE, MINUS, PLUS, Action, Atom, AtomasSettings, AtomasState, Item
+from engine.spec import GameSpec, Preset, SettingField
+from engine.wire import answer_text
 
 
 class AtomasView(NamedTuple):
@@ -19,7 +23,7 @@ def start_message(state: AtomasState, seat: int) -> dict:
     return {}
 
 
-def turn_message(state: AtomasState, changes: list) -> dict:
+def observation(state: AtomasState, seat: int, changes: list) -> dict:
     return {"atom": state.atom, "board": list(state.items)}
 
 
@@ -27,6 +31,10 @@ def message_lines(message: dict) -> list[str]:
     if "atom" not in message:
         return []
     return [f"{message['atom']}/{' '.join(str(x) for x in message['board'])}"]
+
+
+def message_argv(message: dict) -> list[str]:
+    return []
 
 
 def parse_item(token: str) -> Atom:
@@ -39,7 +47,7 @@ def parse_line(line: str) -> AtomasView:
     return AtomasView(parse_item(atom), tuple(parse_item(t) for t in items.split()))
 
 
-def parse_answer(text: str, state: AtomasState) -> Action:
+def parse_answer(text: str, state: AtomasState, seat: int = 0) -> Action:
     """Parse an answer for the state's atom; range checks are the rules' job."""
     parts = text.split()
     try:
@@ -71,8 +79,9 @@ def record_start(state: AtomasState) -> dict:
     return {"board": list(state.items), "score": state.score}
 
 
-def record_turn(message: dict, state: AtomasState, action: Action, changes: object) -> dict:
-    return {"atom": message["atom"], "board": list(state.items), "score": state.score}
+def record_turn(state: AtomasState, messages: dict[int, dict], actions: dict[int, Action],
+                changes: object) -> dict:
+    return {"atom": messages[0]["atom"], "board": list(state.items), "score": state.score}
 
 
 def replay_check(turn: dict, state: AtomasState, changes: object) -> str | None:
@@ -82,5 +91,18 @@ def replay_check(turn: dict, state: AtomasState, changes: object) -> str | None:
     return None
 
 
+TIME_LIMIT = SettingField("time_limit_ms", "Time limit (ms)", 1, 60_000, "per move")
+SPEC = GameSpec(
+    name="atomas", title="Atomas",
+    summary="Fuse atoms on a ring: one player, every bot plays its own copy of each seed.",
+    rules_doc="docs/rules/atomas.md",
+    presets=(Preset("standard", "standard (2,000 moves, 1 s a move)", rules.PRESETS["standard"]),),
+    default_preset="standard",
+    fields=(TIME_LIMIT, SettingField("max_moves", "Max moves", 1, 100_000, "moves before the game ends")),
+    settings_type=AtomasSettings, new_game=rules.new_game, wire=sys.modules[__name__],
+    min_bots=1, max_bots=8, players_setting=None, side_by_side=True, scoring="mean_score",
+    script_mode="per_move", renderer="atomas", examples_package="engine.examples.atomas",
+)
+
 __all__ = ["AtomasView", "BLACK", "CLONE", "MINUS", "PLUS", "FunctionClient", "parse_answer",
-           "parse_line", "message_lines", "start_message", "turn_message"]
+           "parse_line", "message_lines", "start_message", "observation", "answer_text"]

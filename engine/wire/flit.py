@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import sys
 from functools import cache
 
 from engine.errors import InvalidAnswerError
-from engine.games.flit import EMPTY, NEUTRAL, Change, FlitState, Move, neighbour_table
+from engine.games import flit as rules
+from engine.games.flit import EMPTY, NEUTRAL, Change, FlitSettings, FlitState, Move, neighbour_table
+from engine.spec import GameSpec, Preset, SettingField
+from engine.wire import answer_text
 
 
 def start_message(state: FlitState, seat: int) -> dict:
@@ -13,9 +17,16 @@ def start_message(state: FlitState, seat: int) -> dict:
     return {"setup": setup, "changes": [list(c) for c in state.start_changes]}
 
 
-def turn_message(state: FlitState, changes: list) -> dict:
-    """Every square that changed since the bot was last told, then ``M``."""
-    return {"changes": changes, "ask": True}
+def observation(state: FlitState, seat: int, changes: list) -> dict:
+    """Every square that changed since the bot was last told (``changes``: each turn's
+    changed squares since then), then ``M``."""
+    if len(changes) == 1:
+        return {"changes": changes[0], "ask": True}
+    return {"changes": [c for turn in changes for c in turn], "ask": True}
+
+
+def message_argv(message: dict) -> list[str]:
+    return []
 
 
 def message_lines(message: dict) -> list[str]:
@@ -28,12 +39,12 @@ def message_lines(message: dict) -> list[str]:
     return lines
 
 
-def parse_answer(text: str, state: FlitState) -> Move:
+def parse_answer(text: str, state: FlitState, seat: int = 0) -> Move:
     parts = text.split()
     if len(parts) != 4:
         raise InvalidAnswerError(text, "expected four integers 'x0 y0 x1 y1'")
     try:
-        x0, y0, x1, y1 = (int(p) for p in parts)
+        x0, y0, x1, y1 = map(int, parts)
     except ValueError:
         raise InvalidAnswerError(text, "expected four integers 'x0 y0 x1 y1'") from None
     return (x0, y0, x1, y1)
@@ -126,7 +137,9 @@ def record_start(state: FlitState) -> dict:
     return {"changes": [list(c) for c in state.start_changes]}
 
 
-def record_turn(message: dict, state: FlitState, action: Move, changes: list[Change]) -> dict:
+def record_turn(state: FlitState, messages: dict[int, dict], actions: dict[int, Move],
+                changes: list[Change]) -> dict:
+    (action,) = actions.values()
     x0, y0, x1, y1 = action
     move = None if (x0, y0) == (x1, y1) else list(action)
     return {"move": move, "changes": [list(c) for c in changes]}
@@ -139,4 +152,20 @@ def replay_check(turn: dict, state: FlitState, changes: list[Change]) -> str | N
     return None
 
 
-__all__ = ["FlitView", "FunctionClient", "NEUTRAL", "message_lines", "parse_answer", "start_message"]
+SPEC = GameSpec(
+    name="flit", title="Flit",
+    summary="Take over a wrapping board by flitting pieces next to your own: 2 to 4 bots.",
+    rules_doc="docs/rules/flit.md",
+    presets=(
+        Preset("trial", "trial (2 bots, 16×16, 1,024 turns, 100 ms)", rules.PRESETS["trial"], (2, 2)),
+        Preset("full", "full (4 bots, 32×32, 32,768 turns, 50 ms)", rules.PRESETS["full"], (4, 4)),
+    ),
+    default_preset="trial",
+    fields=(SettingField("time_limit_ms", "Time limit (ms)", 1, 60_000, "per turn"),),
+    settings_type=FlitSettings, new_game=rules.new_game, wire=sys.modules[__name__],
+    min_bots=2, max_bots=4, players_setting="players", side_by_side=False, scoring="wins",
+    script_mode="stream", renderer="flit", examples_package="engine.examples.flit",
+)
+
+__all__ = ["FlitView", "FunctionClient", "NEUTRAL", "answer_text", "message_lines", "observation",
+           "parse_answer", "start_message"]
