@@ -17,6 +17,11 @@ from engine.games import get_game
 from engine.wire import answer_text
 
 LIMIT = 10_000_000  # generous: these games measure counts, the tests of limits are elsewhere
+PLAIN = False  # True: the bots run uninstrumented (the same games, no counting)
+
+
+def _code(source: str, budget: StepBudget):
+    return compile(source, "<bot>", "exec") if PLAIN else instrument(source, budget)
 
 
 class _Output:
@@ -40,7 +45,7 @@ class _FunctionBot:
         self.budget = StepBudget(LIMIT)
         self.client = get_game(game).wire.FunctionClient()
         namespace: dict = {"__name__": "__main__"}
-        self.budget.run(exec, instrument(source, self.budget), namespace)
+        self.budget.run(exec, _code(source, self.budget), namespace)
         self.load_steps = self.budget.steps_used
         self.move = namespace["move"]
 
@@ -58,7 +63,7 @@ def play_atomas(source: str, seed: int, moves: int) -> dict:
     function = _is_function_bot(source)
     bot = _FunctionBot(source, "atomas") if function else None
     budget = StepBudget(LIMIT)
-    code = None if function else instrument(source, budget)
+    code = None if function else _code(source, budget)
     steps, load = [], bot.load_steps if bot else 0
     while not state.is_terminal():
         message = spec.wire.turn_message(state, [])
@@ -66,7 +71,7 @@ def play_atomas(source: str, seed: int, moves: int) -> dict:
             answer, used = bot.turn(message)
         else:
             out, lines = _Output(), deque(spec.wire.message_lines(message))
-            namespace = {"__name__": "__main__", "input": lambda prompt="": lines.popleft(),
+            namespace = {"__name__": "__main__", "input": lambda prompt="", queue=lines: queue.popleft(),
                          "print": out.print}
             budget.run(exec, code, namespace)
             answer, used = out.lines[-1], budget.steps_used
@@ -157,7 +162,7 @@ def play_flit(sources: list[str], seed: int, turns: int) -> dict:
 
     namespace = {"__name__": "__main__", "input": input_, "print": out.print}
     try:
-        exec(instrument(script, budget), namespace)  # noqa: S102 - the bot under test
+        exec(_code(script, budget), namespace)  # noqa: S102 - the bot under test
     except EOFError:
         pass
     return {"steps": steps, "result": list(game.state.returns())}

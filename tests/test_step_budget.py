@@ -1,0 +1,242 @@
+"""The step budget: counts are deterministic, every kind of loop stops at the budget, a bot
+cannot swallow or undo the stop, and bots keep their own line numbers and run unchanged."""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+from engine.bots.code import describe_exception
+from engine.bots.step_budget import BudgetExceeded, StepBudget, instrument
+
+sys.path.insert(0, str(Path(__file__).parent))
+import budget_games  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = {f"{p.parent.name}/{p.stem}": p.read_text()
+            for p in sorted((ROOT / "engine/examples").glob("*/*.py"))}
+
+
+def _readme_bots() -> dict[str, str]:
+    blocks = re.findall(r"```python\n(.*?)```", (ROOT / "README.md").read_text(), re.S)
+    atomas_function, atomas_script, flit_function, flit_script = blocks[:4]
+    assert "def move(view)" in atomas_function and "input().partition" in atomas_script
+    assert "view.pieces(5)" in flit_function and "while True" in flit_script
+    return {"atomas/function": atomas_function, "atomas/script": atomas_script,
+            "flit/function": flit_function, "flit/script": flit_script}
+
+
+def _load(source: str, limit: int) -> tuple[StepBudget, dict]:
+    budget = StepBudget(limit)
+    namespace: dict = {"__name__": "__main__"}
+    budget.run(exec, instrument(source, budget), namespace)
+    return budget, namespace
+
+
+def _stopped(source: str, limit: int = 1000, *args: object) -> StepBudget:
+    budget, namespace = _load(source, limit)
+    with pytest.raises(BudgetExceeded) as caught:
+        budget.run(namespace["move"], *args)
+    assert caught.value.limit == limit
+    # it stops right at the budget: a step past it, plus the straight-line statements before
+    # the next check (a loop pass or a function entry)
+    assert limit < budget.steps_used <= limit + 5, budget.steps_used
+    return budget
+
+
+def test_known_counts() -> None:
+    """One step per statement, per loop pass, per comprehension iteration, per call."""
+    budget, namespace = _load("def move(n):\n    t = 0\n    for i in range(n):\n        t += i\n"
+                              "    return t\n", 100)
+    assert budget.steps_used == 1  # the def statement
+    assert budget.run(namespace["move"], 10) == 45
+    # entry 1, t = 0: 1, the for statement: 1, 10 passes x (pass 1 + t += i: 1), return: 1
+    assert budget.steps_used == 1 + 1 + 1 + 10 * 2 + 1
+    budget, namespace = _load("def move(n):\n    return [i for i in range(n) if i % 2]\n", 100)
+    assert budget.run(namespace["move"], 7) == [1, 3, 5]
+    assert budget.steps_used == 1 + 1 + 7  # entry, return, 7 iterations
+    budget, namespace = _load("f = lambda x: x + 1\ndef move(n):\n    return sum(map(f, range(n)))\n", 100)
+    assert budget.run(namespace["move"], 5) == 15
+    assert budget.steps_used == 1 + 1 + 5  # entry, return, 5 lambda calls
+
+
+def test_counts_are_deterministic() -> None:
+    first = [budget_games.play_atomas(EXAMPLES["atomas/greedy"], 3, 30),
+             budget_games.play_flit([EXAMPLES["flit/greedy"], EXAMPLES["flit/random"]], 5, 40)]
+    second = [budget_games.play_atomas(EXAMPLES["atomas/greedy"], 3, 30),
+              budget_games.play_flit([EXAMPLES["flit/greedy"], EXAMPLES["flit/random"]], 5, 40)]
+    assert first == second
+    assert len(set(first[0]["steps"])) > 3, "the count follows the position, not a constant"
+
+
+@pytest.mark.parametrize("body", [
+    "    while True:\n        pass",
+    "    while True:\n        continue",
+    "    for i in iter(int, 1):\n        pass",
+    "    return [x for x in iter(int, 1)]",
+    "    return sum(1 for x in iter(int, 1))",
+    "    return {x: 1 for x in iter(int, 1) for y in [1]}",
+    "    def deep(n):\n        return deep(n + 1)\n    return deep(0)",
+    "    def gen():\n        while True:\n            yield 1\n    return list(gen())",
+    "    f = lambda g: g(g)\n    return f(f)",
+    "    return list(map(lambda x: x, iter(int, 1)))",
+], ids=["while", "continue", "for", "listcomp", "genexp", "dictcomp", "recursion", "generator",
+        "lambda", "map-lambda"])
+def test_endless_code_stops_at_the_budget(body: str) -> None:
+    _stopped(f"def move():\n{body}\n", 500)
+
+
+@pytest.mark.parametrize("handler", ["except Exception", "except BaseException", "except"])
+def test_catching_the_stop_still_ends_over_budget(handler: str) -> None:
+    source = f"""
+def move():
+    total = 0
+    for attempt in range(3):
+        try:
+            while True:
+                total += 1
+        {handler}:
+            pass
+    return total
+"""
+    budget, namespace = _load(source, 1000)
+    with pytest.raises(BudgetExceeded):
+        budget.run(namespace["move"])
+    assert budget.steps_used > 1000
+
+
+def test_swallowing_the_stop_everywhere_does_not_buy_time() -> None:
+    """Once over, every loop pass and call stops the bot again: it cannot keep working."""
+    source = """
+def move():
+    done = 0
+    while done < 10 ** 9:
+        try:
+            done += 1
+        except BaseException:
+            pass
+    return done
+"""
+    budget, namespace = _load(source, 1000)
+    with pytest.raises(BudgetExceeded):
+        budget.run(namespace["move"])
+    assert budget.steps_used <= 1010
+
+
+def test_changing_the_threshold_is_caught() -> None:
+    source = """
+def move():
+    for gate in move.__code__.co_consts:
+        if hasattr(gate, "threshold"):
+            gate.threshold += 10 ** 9
+    return sum(1 for _ in range(5000))
+"""
+    budget, namespace = _load(source, 1000)
+    with pytest.raises(BudgetExceeded) as caught:
+        budget.run(namespace["move"])
+    assert caught.value.tampered and budget.steps_used > 1000
+
+
+def test_the_count_cannot_go_back() -> None:
+    source = """
+def move():
+    for counter in move.__code__.co_consts:
+        if hasattr(counter, "__next__"):
+            for name in ("__setstate__", "__init__"):
+                try:
+                    getattr(counter, name)(0)
+                except Exception:
+                    pass
+    return 1
+"""
+    budget, namespace = _load(source, 10_000)
+    budget.run(namespace["move"])
+    assert budget.steps_used > 5
+
+
+def test_a_bots_own_constants_are_left_alone() -> None:
+    budget, namespace = _load('def move():\n    return ["koth counter", "koth gate", 0][:2]\n', 100)
+    assert budget.run(namespace["move"]) == ["koth counter", "koth gate"]
+
+
+def test_turns_are_budgeted_separately() -> None:
+    budget, namespace = _load("def move(n):\n    for i in range(n):\n        pass\n", 100)
+    for _ in range(5):
+        budget.run(namespace["move"], 40)  # 2 + 40 * 2 steps, within 100 each time
+        assert budget.steps_used == 1 + 1 + 40 * 2
+    with pytest.raises(BudgetExceeded):
+        budget.run(namespace["move"], 60)
+    budget.run(namespace["move"], 40)  # the next turn starts afresh
+    assert budget.steps_used == 82
+
+
+def test_line_numbers_are_the_bots_own() -> None:
+    source = '"""doc"""\nimport math\n\n\ndef helper(x):\n    y = x - 1\n    return math.sqrt(y) / y\n\n\n' \
+             'def move(view):\n    total = sum(i for i in range(3))\n    return helper(view)\n'
+    budget, namespace = _load(source, 1000)
+    with pytest.raises(ZeroDivisionError) as caught:
+        budget.run(namespace["move"], 1)
+    message, line = describe_exception(caught.value)
+    assert line == 7
+    assert "line 12 in move, line 7 in helper" in message
+    with pytest.raises(SyntaxError) as syntax:
+        instrument("x = 1\nif x\n", StepBudget(10))
+    assert syntax.value.lineno == 2
+
+
+def test_docstrings_and_future_imports_keep_their_place() -> None:
+    source = '"""module"""\nfrom __future__ import annotations\n\n\nclass C:\n    """class"""\n\n\n' \
+             'def move(view: C):\n    """function"""\n    return move.__doc__, C.__doc__\n'
+    budget, namespace = _load(source, 100)
+    assert namespace["__doc__"] == "module"
+    assert budget.run(namespace["move"], None) == ("function", "class")
+
+
+def _play(source: str, game: str, seed: int, plain: bool = False) -> tuple[dict, list[int]]:
+    budget_games.PLAIN = plain
+    try:
+        if game == "atomas":
+            result = budget_games.play_atomas(source, seed, 40)
+            return result, result["steps"]
+        other = EXAMPLES["flit/greedy" if "def move" in source else "flit/random"]
+        result = budget_games.play_flit([source, other], seed, 60)
+        return result, result["steps"][0]
+    finally:
+        budget_games.PLAIN = False
+
+
+def _runs_unchanged(source: str, game: str, seed: int) -> list[int]:
+    """The instrumented bot plays the very game the plain one plays; its turns' steps."""
+    counted, steps = _play(source, game, seed)
+    plain, _ = _play(source, game, seed, plain=True)
+    if game == "atomas":
+        assert counted["score"] == plain["score"] and len(counted["steps"]) == len(plain["steps"])
+    else:
+        assert counted["result"] == plain["result"]
+        assert [len(s) for s in counted["steps"]] == [len(s) for s in plain["steps"]] == [30, 30]
+    assert set(plain["steps"] if game == "atomas" else plain["steps"][0]) == {0}
+    return steps
+
+
+@pytest.mark.parametrize("name", sorted(EXAMPLES))
+def test_example_bots_run_unchanged(name: str) -> None:
+    steps = _runs_unchanged(EXAMPLES[name], name.split("/")[0], 1)
+    # plausible: a few steps for the random and script bots, mostly hundreds for the greedy ones
+    assert steps and all(3 <= s <= 20_000 for s in steps), (name, min(steps), max(steps))
+    median = sorted(steps)[len(steps) // 2]
+    assert 100 <= median if name.endswith("greedy") else max(steps) <= 1_000, (name, median, max(steps))
+
+
+@pytest.mark.parametrize("name", ["atomas/function", "atomas/script", "flit/function", "flit/script"])
+def test_readme_bots_run_unchanged(name: str) -> None:
+    steps = _runs_unchanged(_readme_bots()[name], name.split("/")[0], 2)
+    assert steps and all(3 <= s <= 20_000 for s in steps), (name, min(steps), max(steps))
+
+
+def test_a_budget_must_be_positive() -> None:
+    for bad in (0, -5, 1.5, True):
+        with pytest.raises(ValueError, match="positive whole number"):
+            StepBudget(bad)  # type: ignore[arg-type]
