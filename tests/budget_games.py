@@ -9,6 +9,7 @@ example bots (which use it) take the same path everywhere.
 from __future__ import annotations
 
 import random
+import re
 from collections import deque
 
 from engine.bots.step_budget import BudgetExceeded, StepBudget, instrument
@@ -166,3 +167,69 @@ def play_flit(sources: list[str], seed: int, turns: int) -> dict:
     except EOFError:
         pass
     return {"steps": steps, "result": list(game.state.returns())}
+
+
+def readme_bots(readme: str) -> dict[str, str]:
+    """The README's four complete Python bots."""
+    blocks = re.findall(r"```python\n(.*?)```", readme, re.S)
+    atomas_function, atomas_script, flit_function, flit_script = blocks[:4]
+    assert "def move(view)" in atomas_function and "input().partition" in atomas_script
+    assert "view.pieces(5)" in flit_function and "while True" in flit_script
+    return {"atomas/function": atomas_function, "atomas/script": atomas_script,
+            "flit/function": flit_function, "flit/script": flit_script}
+
+
+def flit_messages(seed: int, turns: int) -> dict:
+    """What seat 0 is told in a Flit game of random valid moves: fixed inputs for counting.
+
+    The moves are drawn from a sorted list, so this game is the same in every runtime.
+    """
+    game = _Flit(seed, turns)
+    random.seed(seed)
+    start = game.spec.wire.start_message(game.state, 0)
+    game.pending[0] = []
+    turns_told: list[dict] = []
+    while not game.state.is_terminal():
+        seat = game.state.current_player()
+        message = game.message(seat)
+        if seat == 0:
+            turns_told.append(message)
+        moves = sorted(game.state.legal_actions())
+        move = random.choice(moves) if moves else game.state.default_action()
+        game.apply(" ".join(map(str, move)))
+    return {"start": start, "turns": turns_told}
+
+
+def count_flit(source: str, told: dict) -> list[int]:
+    """The steps of each turn of a bot told ``told`` (from flit_messages), its answers unused."""
+    random.seed(len(told["turns"]))
+    if _is_function_bot(source):
+        bot = _FunctionBot(source, "flit")
+        bot.client.start(told["start"])
+        return [bot.turn(message)[1] for message in told["turns"]]
+    wire = get_game("flit").wire
+    budget, steps = StepBudget(LIMIT), []
+    lines = deque(wire.message_lines(told["start"]))
+    for message in told["turns"]:
+        lines.extend(wire.message_lines(message))
+    asked = False
+
+    def input_(prompt: str = "") -> str:
+        nonlocal asked
+        if asked:
+            steps.append(budget.steps_used)
+            asked = False
+        if not lines:
+            raise EOFError("EOF when reading a line")
+        line = lines.popleft()
+        if line == "M":
+            asked = True
+            budget.start_turn()
+        return line
+
+    namespace = {"__name__": "__main__", "input": input_, "print": _Output().print}
+    try:
+        exec(_code(source, budget), namespace)  # noqa: S102 - the bot under test
+    except EOFError:
+        pass
+    return steps

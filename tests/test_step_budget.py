@@ -3,7 +3,6 @@ cannot swallow or undo the stop, and bots keep their own line numbers and run un
 
 from __future__ import annotations
 
-import re
 import sys
 from pathlib import Path
 
@@ -21,12 +20,7 @@ EXAMPLES = {f"{p.parent.name}/{p.stem}": p.read_text()
 
 
 def _readme_bots() -> dict[str, str]:
-    blocks = re.findall(r"```python\n(.*?)```", (ROOT / "README.md").read_text(), re.S)
-    atomas_function, atomas_script, flit_function, flit_script = blocks[:4]
-    assert "def move(view)" in atomas_function and "input().partition" in atomas_script
-    assert "view.pieces(5)" in flit_function and "while True" in flit_script
-    return {"atomas/function": atomas_function, "atomas/script": atomas_script,
-            "flit/function": flit_function, "flit/script": flit_script}
+    return budget_games.readme_bots((ROOT / "README.md").read_text())
 
 
 def _load(source: str, limit: int) -> tuple[StepBudget, dict]:
