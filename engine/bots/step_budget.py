@@ -10,9 +10,13 @@ What counts as one step:
 - every executed statement, in every block (module, class and function bodies, loop bodies,
   ``if``/``else``, ``try``/``except``/``finally``, ``with``, ``match`` cases); an ``elif``
   counts as a statement of its ``else``; a docstring and ``from __future__`` imports do not;
-- every pass of a ``for``/``while`` body (on top of the statements inside it);
 - every iteration of each ``for`` clause of a comprehension or generator expression;
-- every entry into a function, method, lambda or generator body.
+- every call of a lambda (and of a function whose body is only a docstring).
+
+Every pass of a ``for``/``while`` body and every entry into a function body executes a
+statement, so each counts at least one step; that first statement's step is also where the
+budget is checked (and for comprehension iterations and lambda calls), so a bot is stopped
+within a few straight-line statements of its budget, however it loops or recurses.
 
 Only the bot's own code is counted: work inside built-in functions and the engine (``sorted``,
 ``view.moves()``) is free, which is why the runner keeps its wall-clock limit as a backstop.
@@ -34,7 +38,8 @@ long-running script calls ``budget.start_turn()`` when its turn's input arrives 
 How the counter is kept out of the bot's reach: the inserted code refers to the counter
 through *constants* of the compiled code object (put in place after compiling), not through a
 name, so no global or builtin a bot could rebind is involved, and the rewrite works alike in
-module, class, function and comprehension scopes. The count itself lives in an
+module, class, function and comprehension scopes. Calling a constant (the counter's
+``__next__``) costs half what calling a method does. The count itself lives in an
 ``itertools.count``, a C object that can only move forward: a bot can make its count larger,
 never smaller. The per-turn threshold is a one-item list, which a bot could reach through
 ``move.__code__.co_consts`` and raise; ``run`` compares it with the value it set and counts a
@@ -49,6 +54,7 @@ from __future__ import annotations
 import ast
 import itertools
 import secrets
+import warnings
 from collections.abc import Callable
 from types import CodeType
 from typing import Any, TypeVar
@@ -154,8 +160,11 @@ def instrument(source: str, budget: StepBudget, filename: str = "<bot>") -> Code
     names = _Constants.unused_in(tree)
     tree = _CountSteps(names).visit(tree)
     ast.fix_missing_locations(tree)
-    code = compile(tree, filename, "exec", dont_inherit=True)
-    return _bind(code, {names.counter: budget.counter, names.gate: budget.gate})
+    with warnings.catch_warnings():
+        # "'str' object is not callable": said of the placeholder for STEP, replaced below
+        warnings.filterwarnings("ignore", "'str' object is not callable", SyntaxWarning)
+        code = compile(tree, filename, "exec", dont_inherit=True)
+    return _bind(code, {names.step: budget.counter.__next__, names.gate: budget.gate})
 
 
 class _Constants:
@@ -166,7 +175,7 @@ class _Constants:
     """
 
     def __init__(self, token: str) -> None:
-        self.counter = f"koth counter {token}"
+        self.step = f"koth step {token}"
         self.gate = f"koth gate {token}"
 
     @classmethod
@@ -175,7 +184,7 @@ class _Constants:
                 if isinstance(node, ast.Constant) and isinstance(node.value, str)}
         while True:
             names = cls(secrets.token_hex(16))
-            if not used & {names.counter, names.gate}:
+            if not used & {names.step, names.gate}:
                 return names
 
 
@@ -188,14 +197,13 @@ class _CountSteps(ast.NodeTransformer):
         self.names = names
 
     # -- the inserted expressions --------------------------------------------------------
-    # Attribute calls on the placeholder constants: a call or subscript of a constant would
-    # draw a SyntaxWarning or be folded away by the compiler.
+    # No subscript of a placeholder constant: the compiler would fold it away.
     def _step(self) -> ast.expr:
-        """``COUNTER.__next__()``: count one step."""
-        return ast.Call(ast.Attribute(ast.Constant(self.names.counter), "__next__", ast.Load()), [], [])
+        """``STEP()``: count one step (STEP is the counter's ``__next__``)."""
+        return ast.Call(ast.Constant(self.names.step), [], [])
 
     def _within(self) -> ast.expr:
-        """``COUNTER.__next__() < GATE.threshold``: count one step; true while within budget."""
+        """``STEP() < GATE.threshold``: count one step; true while within the budget."""
         threshold = ast.Attribute(ast.Constant(self.names.gate), "threshold", ast.Load())
         return ast.Compare(self._step(), [ast.Lt()], [threshold])
 
@@ -204,7 +212,7 @@ class _CountSteps(ast.NodeTransformer):
         return ast.Call(ast.Attribute(ast.Constant(self.names.gate), "stop", ast.Load()), [], [])
 
     def _checked(self) -> ast.expr:
-        """``COUNTER.__next__() < GATE.threshold or GATE.stop()``: count, stop when over."""
+        """``STEP() < GATE.threshold or GATE.stop()``: count one step, stop the bot when over."""
         return ast.BoolOp(ast.Or(), [self._within(), self._stop()])
 
     def _statement(self, expression: ast.expr, where: ast.AST) -> ast.stmt:
@@ -212,7 +220,7 @@ class _CountSteps(ast.NodeTransformer):
 
     # -- blocks ----------------------------------------------------------------------------
     def _count_block(self, owner: ast.AST, body: list[ast.stmt], entry: bool) -> list[ast.stmt]:
-        """Each statement preceded by a step; ``entry`` adds a checked step first."""
+        """Each statement preceded by a step; with ``entry``, the first one is checked."""
         head = 0
         if isinstance(owner, _DOCUMENTED) and _is_docstring(body[0]):
             head = 1  # stays first, or it is no longer the docstring
@@ -220,10 +228,11 @@ class _CountSteps(ast.NodeTransformer):
             while head < len(body) and _is_future_import(body[head]):
                 head += 1  # must stay first
         counted: list[ast.stmt] = list(body[:head])
-        if entry:
-            counted.append(self._statement(self._checked(), body[min(head, len(body) - 1)]))
-        for statement in body[head:]:
-            counted.append(self._statement(self._step(), statement))
+        if entry and head == len(body):  # a function that is only a docstring
+            counted.append(self._statement(self._checked(), body[-1]))
+        for number, statement in enumerate(body[head:]):
+            step = self._checked() if entry and number == 0 else self._step()
+            counted.append(self._statement(step, statement))
             counted.append(statement)
         return counted
 
