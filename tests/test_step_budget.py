@@ -185,6 +185,57 @@ def test_line_numbers_are_the_bots_own() -> None:
     assert syntax.value.lineno == 2
 
 
+EVERY_KIND_OF_BLOCK = """
+import asyncio
+count = 0
+def bump():
+    global count
+    count += 1
+    return count
+def outer():
+    n = 0
+    def inner():
+        nonlocal n
+        n += 1
+        return n
+    inner(); return inner()
+def shape(p):
+    match p:
+        case (x, y):
+            return "pair"
+        case {"k": v}:
+            return "map"
+        case _:
+            return "other"
+class K:
+    x = [i for i in range(3)]
+    y = {i: i * i for i in x if i}
+    def m(self):
+        return sum(self.x)
+async def co():
+    await asyncio.sleep(0)
+    return [i async for i in agen()]
+async def agen():
+    for i in range(2):
+        yield i
+def move(view):
+    try:
+        raise ExceptionGroup("g", [ValueError(1)])
+    except* ValueError:
+        pass
+    return bump(), outer(), shape((1, 2)), shape({"k": 1}), shape(3), K().m(), K.y, asyncio.run(co())
+"""
+
+
+def test_every_kind_of_block_runs_as_it_does_plain() -> None:
+    """global/nonlocal, match, class-body comprehensions, async, except*: same answers."""
+    plain: dict = {"__name__": "__main__"}
+    exec(compile(EVERY_KIND_OF_BLOCK, "<bot>", "exec"), plain)  # noqa: S102 - test source
+    budget, counted = _load(EVERY_KIND_OF_BLOCK, 100_000)
+    assert budget.run(counted["move"], None) == plain["move"](None)
+    assert budget.steps_used > 20
+
+
 def test_docstrings_and_future_imports_keep_their_place() -> None:
     source = '"""module"""\nfrom __future__ import annotations\n\n\nclass C:\n    """class"""\n\n\n' \
              'def move(view: C):\n    """function"""\n    return move.__doc__, C.__doc__\n'
