@@ -180,6 +180,11 @@ def test_line_numbers_are_the_bots_own() -> None:
     message, line = describe_exception(caught.value)
     assert line == 7
     assert "line 12 in move, line 7 in helper" in message
+    budget, namespace = _load("def move():\n    n = 0\n    while True:\n        n += 1\n", 100)
+    with pytest.raises(BudgetExceeded) as stopped:
+        budget.run(namespace["move"])
+    message, line = describe_exception(stopped.value)
+    assert line == 4 and "BudgetExceeded: the move took 101 steps, over its budget of 100" in message
     with pytest.raises(SyntaxError) as syntax:
         instrument("x = 1\nif x\n", StepBudget(10))
     assert syntax.value.lineno == 2

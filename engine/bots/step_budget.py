@@ -138,13 +138,15 @@ class StepBudget:
     def run(self, function: Callable[..., T], *args: Any) -> T:
         """One budgeted turn: ``function(*args)``; BudgetExceeded if the turn went over.
 
-        The check after the call catches a bot that caught BudgetExceeded itself.
+        The check after the call catches a bot that caught BudgetExceeded itself. When the
+        bot was stopped, the exception keeps the traceback of where: its line in the bot.
         """
         self.start_turn()
         try:
             value = function(*args)
-        except BudgetExceeded:
-            raise BudgetExceeded(self.limit, self.steps_used, self.tampered) from None
+        except BudgetExceeded as stopped:
+            over = BudgetExceeded(self.limit, self.steps_used, self.tampered)
+            raise over.with_traceback(stopped.__traceback__) from None
         if self.over:
             raise BudgetExceeded(self.limit, self.steps_used, self.tampered)
         return value
