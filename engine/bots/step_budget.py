@@ -35,18 +35,23 @@ A script bot run afresh every move is ``budget.run(exec, code, fresh_namespace)`
 long-running script calls ``budget.start_turn()`` when its turn's input arrives and reads
 ``budget.over`` when it answers.
 
-How the counter is kept out of the bot's reach: the inserted code refers to the counter
-through *constants* of the compiled code object (put in place after compiling), not through a
-name, so no global or builtin a bot could rebind is involved, and the rewrite works alike in
-module, class, function and comprehension scopes. Calling a constant (the counter's
-``__next__``) costs half what calling a method does. The count itself lives in an
+How the counter is kept out of the bot's reach: the inserted code refers to it through
+*constants* of the compiled code object (put in place after compiling), not through a name.
+A name the parser cannot produce (``compile`` accepts ``ast.Name("koth step")``) would still
+live in ``globals()``, where a bot could rebind it; a constant involves no global or builtin,
+and works alike in module, class, function and comprehension scopes. Calling a constant (the
+counter's ``__next__``) also costs half what a method call does. The count lives in an
 ``itertools.count``, a C object that can only move forward: a bot can make its count larger,
-never smaller. The per-turn threshold is a one-item list, which a bot could reach through
-``move.__code__.co_consts`` and raise; ``run`` compares it with the value it set and counts a
-changed threshold as over budget, and the verdict always comes from the counter, so tampering
-cannot win a move. Residual risk, stated: code a bot makes at run time without this module
-(``exec``/``eval``/``compile`` of a string, a hand-built ``types.CodeType``, or a function's
-``__code__`` swapped for such code) is not counted; the wall-clock limit still bounds it.
+never smaller. The turn's threshold is an attribute of a small gate object, which a bot could
+reach through ``move.__code__.co_consts`` and raise; ``run`` compares it with the value it
+set and counts a changed threshold as over budget, and the verdict always comes from the
+counter, so tampering cannot win a move. Residual risk, stated: code a bot makes at run time
+without this module (``exec``/``eval``/``compile`` of a string, a hand-built
+``types.CodeType``, or a function's ``__code__`` swapped for such code) is not counted; the
+wall-clock limit still bounds it.
+
+Cost (``scripts/bench_budget``, CPython 3.11): the greedy examples run at about 1/2.1
+(Atomas) and 1/1.4 (Flit) of their plain speed.
 """
 
 from __future__ import annotations
