@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from engine.bots.code import describe_exception
-from engine.bots.step_budget import BudgetExceeded, StepBudget, instrument
+from engine.bots.step_budget import BudgetExceeded, StepBudget, counting_builtins, instrument
 
 sys.path.insert(0, str(Path(__file__).parent))
 import budget_games  # noqa: E402
@@ -153,6 +153,52 @@ def move():
     budget, namespace = _load(source, 10_000)
     budget.run(namespace["move"])
     assert budget.steps_used > 5
+
+
+def _load_with_counting_builtins(source: str, limit: int) -> tuple[StepBudget, dict]:
+    budget = StepBudget(limit)
+    bot_builtins = dict(vars(__import__("builtins")))
+    bot_builtins.update(counting_builtins(budget))
+    namespace: dict = {"__name__": "__main__", "__builtins__": bot_builtins}
+    budget.run(exec, instrument(source, budget), namespace)
+    return budget, namespace
+
+
+@pytest.mark.parametrize("body", [
+    'exec("while True:\\n    pass")',
+    'return eval("sum(1 for _ in iter(int, 1))")',
+    'exec(compile("while True: pass", "x", "exec"), {})',
+    'exec(b"while True: pass", {"__builtins__": {}})',
+    'return eval(compile("[i for i in iter(int, 1)]", "x", "eval"))',
+    'return (lambda: eval("  (lambda f: f(f))(lambda f: f(f))"))()',
+])
+def test_code_made_from_text_is_counted_too(body: str) -> None:
+    budget, namespace = _load_with_counting_builtins(f"def move():\n    {body}\n", 500)
+    with pytest.raises(BudgetExceeded):
+        budget.run(namespace["move"])
+    assert 500 < budget.steps_used <= 505
+
+
+def test_counting_exec_and_eval_behave_like_the_real_ones() -> None:
+    source = """
+import ast
+x = 5
+exec("w = x + 1")   # no scope given: the caller's, as the real exec
+def move():
+    y = 2
+    here = eval("x * y")   # the caller's locals and globals
+    scope = {}
+    exec("z = [i * i for i in range(4)]", scope)
+    tree = compile("1 + 2", "t", "eval", ast.PyCF_ONLY_AST)
+    return here, scope["z"], w, eval(compile(tree, "t", "eval")), eval(b"  7")
+"""
+    budget, namespace = _load_with_counting_builtins(source, 10_000)
+    assert budget.run(namespace["move"]) == (10, [0, 1, 4, 9], 6, 3, 7)
+    # move: 6 statements; eval("x * y") 1; exec of "z = ...": 1 statement + 4 iterations;
+    # eval of the tree: 1; eval(b"  7"): 1
+    assert budget.steps_used == 6 + 1 + 5 + 1 + 1
+    with pytest.raises(SyntaxError):
+        counting_builtins(StepBudget(10))["exec"]("x = (")
 
 
 def test_a_bots_own_constants_are_left_alone() -> None:

@@ -45,10 +45,10 @@ counter's ``__next__``) also costs half what a method call does. The count lives
 never smaller. The turn's threshold is an attribute of a small gate object, which a bot could
 reach through ``move.__code__.co_consts`` and raise; ``run`` compares it with the value it
 set and counts a changed threshold as over budget, and the verdict always comes from the
-counter, so tampering cannot win a move. Residual risk, stated: code a bot makes at run time
-without this module (``exec``/``eval``/``compile`` of a string, a hand-built
-``types.CodeType``, or a function's ``__code__`` swapped for such code) is not counted; the
-wall-clock limit still bounds it.
+counter, so tampering cannot win a move. Code a bot makes from text at run time counts
+when its builtins' ``exec``, ``eval`` and ``compile`` are ``counting_builtins(budget)``.
+Residual risk, stated: a hand-built ``types.CodeType`` (or a function's ``__code__`` swapped
+for one) is not counted; the wall-clock limit still bounds it.
 
 Cost (``scripts/bench_budget [--pyodide]``): the greedy examples take x2.1 (Atomas) and
 x1.4 (Flit) their plain time in CPython 3.11, about x2.4-3.4 and x1.9-2.5 in Pyodide 3.14.
@@ -57,8 +57,10 @@ x1.4 (Flit) their plain time in CPython 3.11, about x2.4-3.4 and x1.9-2.5 in Pyo
 from __future__ import annotations
 
 import ast
+import importlib.util
 import itertools
 import secrets
+import sys
 import warnings
 from collections.abc import Callable
 from types import CodeType
@@ -157,21 +159,69 @@ class StepBudget:
         return value
 
 
-def instrument(source: str, budget: StepBudget, filename: str = "<bot>") -> CodeType:
-    """Compile bot source so that it counts its steps on ``budget``.
+def instrument(source: str | ast.AST, budget: StepBudget, filename: str = "<bot>",
+               mode: str = "exec") -> CodeType:
+    """Compile bot source (or a tree) so that it counts its steps on ``budget``.
 
-    Line numbers are the source's own. Raises SyntaxError (and whatever ``compile`` raises
-    for a pathological tree) like ``compile`` does.
+    ``mode`` is ``compile``'s: "exec", "eval" (one step per evaluation, plus its
+    comprehensions and lambdas) or "single". Line numbers are the source's own. Raises
+    SyntaxError (and whatever ``compile`` raises for a pathological tree) like ``compile``.
     """
-    tree = ast.parse(source, filename)
+    tree = source if isinstance(source, ast.AST) else ast.parse(source, filename, mode)
     names = _Constants.unused_in(tree)
-    tree = _CountSteps(names).visit(tree)
+    counting = _CountSteps(names)
+    tree = counting.visit(tree)
+    if isinstance(tree, ast.Expression):
+        tree.body = ast.copy_location(ast.IfExp(counting._within(), tree.body, counting._stop()),
+                                      tree.body)
     ast.fix_missing_locations(tree)
     with warnings.catch_warnings():
         # "'str' object is not callable": said of the placeholder for STEP, replaced below
         warnings.filterwarnings("ignore", "'str' object is not callable", SyntaxWarning)
-        code = compile(tree, filename, "exec", dont_inherit=True)
+        code = compile(tree, filename, mode, dont_inherit=True)
     return _bind(code, {names.step: budget.counter.__next__, names.gate: budget.gate})
+
+
+def counting_builtins(budget: StepBudget) -> dict[str, Callable[..., Any]]:
+    """``exec``, ``eval`` and ``compile`` for a bot's builtins: code it makes from text counts.
+
+    Without them ``exec("while True: pass")`` would run uncounted. Code objects a bot did not
+    get from these (hand-built ones) still run as they are: the residual risk above.
+    """
+    real_compile, real_exec, real_eval = compile, exec, eval
+
+    def compile_(source: Any, filename: str = "<string>", mode: str = "exec", flags: int = 0,
+                 dont_inherit: bool = False, optimize: int = -1, **options: Any) -> Any:
+        if flags & ast.PyCF_ONLY_AST:  # a tree is not run: nothing to count
+            return real_compile(source, filename, mode, flags, dont_inherit, optimize, **options)
+        if isinstance(source, (bytes, bytearray, memoryview)):
+            source = importlib.util.decode_source(bytes(source))
+        return instrument(source, budget, str(filename), mode)
+
+    def _scopes(global_scope: Any, local_scope: Any) -> tuple[Any, Any]:
+        if global_scope is None:  # the caller's, as the real exec and eval would use
+            caller = sys._getframe(2)
+            global_scope = caller.f_globals
+            local_scope = caller.f_locals if local_scope is None else local_scope
+        return global_scope, local_scope
+
+    def exec_(source: Any, global_scope: Any = None, local_scope: Any = None, /, **options: Any) -> None:
+        global_scope, local_scope = _scopes(global_scope, local_scope)
+        if not isinstance(source, CodeType):
+            source = compile_(source, "<string>", "exec")
+        real_exec(source, global_scope, local_scope, **options)
+
+    def eval_(source: Any, global_scope: Any = None, local_scope: Any = None, /) -> Any:
+        global_scope, local_scope = _scopes(global_scope, local_scope)
+        if not isinstance(source, CodeType):
+            if isinstance(source, (bytes, bytearray, memoryview)):
+                source = importlib.util.decode_source(bytes(source))
+            if isinstance(source, str):
+                source = source.lstrip(" \t")  # as eval does
+            source = compile_(source, "<string>", "eval")
+        return real_eval(source, global_scope, local_scope)
+
+    return {"compile": compile_, "exec": exec_, "eval": eval_}
 
 
 class _Constants:
