@@ -105,6 +105,23 @@ def move():
     assert budget.steps_used > 1000
 
 
+def test_raising_something_else_after_the_stop_is_still_over_budget() -> None:
+    source = """
+def move():
+    try:
+        while True:
+            pass
+    except BaseException:
+        raise ValueError("not a time-out, honest")
+"""
+    budget, namespace = _load(source, 1000)
+    with pytest.raises(BudgetExceeded):
+        budget.run(namespace["move"])
+    budget, namespace = _load("def move():\n    raise ValueError('within budget')\n", 1000)
+    with pytest.raises(ValueError):
+        budget.run(namespace["move"])
+
+
 def test_swallowing_the_stop_everywhere_does_not_buy_time() -> None:
     """Once over, every loop pass and call stops the bot again: it cannot keep working."""
     source = """
@@ -135,6 +152,14 @@ def move():
     with pytest.raises(BudgetExceeded) as caught:
         budget.run(namespace["move"])
     assert caught.value.tampered and budget.steps_used > 1000
+    # a threshold that lies about comparisons is found out too
+    budget, namespace = _load(source.replace("gate.threshold += 10 ** 9", "gate.threshold = Liar()")
+                              .replace("def move():", "class Liar:\n    def __gt__(self, other):\n"
+                                       "        return True\n    def __ne__(self, other):\n"
+                                       "        return False\ndef move():"), 1000)
+    with pytest.raises(BudgetExceeded) as caught:
+        budget.run(namespace["move"])
+    assert caught.value.tampered
 
 
 def test_the_count_cannot_go_back() -> None:

@@ -135,7 +135,8 @@ class StepBudget:
 
     @property
     def tampered(self) -> bool:
-        return self.gate.threshold != self._turn_start + self.limit
+        threshold = self.gate.threshold
+        return type(threshold) is not int or threshold != self._turn_start + self.limit
 
     @property
     def over(self) -> bool:
@@ -145,13 +146,18 @@ class StepBudget:
     def run(self, function: Callable[..., T], *args: Any) -> T:
         """One budgeted turn: ``function(*args)``; BudgetExceeded if the turn went over.
 
-        The check after the call catches a bot that caught BudgetExceeded itself. When the
-        bot was stopped, the exception keeps the traceback of where: its line in the bot.
+        The check after the call catches a bot that caught BudgetExceeded itself; a turn over
+        budget is over budget whatever the bot raised after. The exception keeps the
+        traceback of where the bot was stopped: its line in the bot.
         """
         self.start_turn()
         try:
             value = function(*args)
-        except BudgetExceeded as stopped:
+        except KeyboardInterrupt:
+            raise
+        except BaseException as stopped:
+            if not (isinstance(stopped, BudgetExceeded) or self.over):
+                raise
             over = BudgetExceeded(self.limit, self.steps_used, self.tampered)
             raise over.with_traceback(stopped.__traceback__) from None
         if self.over:
