@@ -312,6 +312,16 @@ def test_every_kind_of_block_runs_as_it_does_plain() -> None:
     assert budget.steps_used > 20
 
 
+def test_annotations_are_not_counted() -> None:
+    """3.11 evaluates annotations at once and 3.14 when asked: they must not count in either."""
+    source = ("def move(view: [i for i in range(50)]) -> (lambda: 1):\n"
+              "    x: {i for i in range(50)} = 1\n    return x\n")
+    budget, namespace = _load(source, 100)
+    assert budget.steps_used == 1  # the def
+    assert budget.run(namespace["move"], None) == 1
+    assert budget.steps_used == 2
+
+
 def test_docstrings_and_future_imports_keep_their_place() -> None:
     source = '"""module"""\nfrom __future__ import annotations\n\n\nclass C:\n    """class"""\n\n\n' \
              'def move(view: C):\n    """function"""\n    return move.__doc__, C.__doc__\n'

@@ -13,6 +13,8 @@ What counts as one step:
 - every iteration of each ``for`` clause of a comprehension or generator expression;
 - every call of a lambda (and of a function whose body is only a docstring).
 
+Annotations are not counted (3.14 evaluates them lazily, 3.11 at once).
+
 Every pass of a ``for``/``while`` body and every entry into a function body executes a
 statement, so each counts at least one step; that first statement's step is also where the
 budget is checked (and for comprehension iterations and lambda calls), so a bot is stopped
@@ -300,7 +302,16 @@ class _CountSteps(ast.NodeTransformer):
         return counted
 
     def generic_visit(self, node: ast.AST) -> ast.AST:
+        # Annotations are left uncounted: Python 3.14 evaluates them only when asked for
+        # (PEP 649), 3.11 at once, so a lambda or comprehension in one would count differently.
+        annotation_field = "returns" if isinstance(node, _FUNCTIONS) else (
+            "annotation" if isinstance(node, (ast.AnnAssign, ast.arg)) else None)
+        annotation = getattr(node, annotation_field) if annotation_field else None
+        if annotation_field:
+            setattr(node, annotation_field, None)
         super().generic_visit(node)
+        if annotation_field:
+            setattr(node, annotation_field, annotation)
         for field in self._BLOCKS:
             block = getattr(node, field, None)
             if isinstance(block, list) and block and isinstance(block[0], ast.stmt):
@@ -321,7 +332,8 @@ class _CountSteps(ast.NodeTransformer):
         return node
 
 
-_DOCUMENTED = (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_DOCUMENTED = (ast.Module, ast.ClassDef, *_FUNCTIONS)
 _ENTERED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.For, ast.AsyncFor, ast.While)
 
 
