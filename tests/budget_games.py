@@ -14,7 +14,7 @@ from collections import deque
 
 from engine.bots.step_budget import BudgetExceeded, StepBudget, instrument
 from engine.errors import InvalidAnswerError
-from engine.games import get_game
+from engine.registry import get_game
 from engine.wire import answer_text
 
 LIMIT = 10_000_000  # generous: these games measure counts, the tests of limits are elsewhere
@@ -67,7 +67,7 @@ def play_atomas(source: str, seed: int, moves: int) -> dict:
     code = None if function else _code(source, budget)
     steps, load = [], bot.load_steps if bot else 0
     while not state.is_terminal():
-        message = spec.wire.turn_message(state, [])
+        message = spec.wire.observation(state, 0, [])
         if bot:
             answer, used = bot.turn(message)
         else:
@@ -91,7 +91,8 @@ class _Flit:
     def __init__(self, seed: int, turns: int) -> None:
         self.spec = get_game("flit")
         self.state = self.spec.new_game(self.spec.settings(max_turns=turns), seed)
-        self.pending = [[list(c) for c in self.state.start_changes] for _ in range(2)]
+        # per seat: each turn's changed squares since the seat was last told
+        self.pending = [[[list(c) for c in self.state.start_changes]] for _ in range(2)]
 
     def apply(self, answer: str) -> None:
         try:
@@ -102,11 +103,11 @@ class _Flit:
             move = self.state.default_action()
         changes = self.state.apply_action(move)
         for seat in range(2):
-            self.pending[seat].extend(list(c) for c in changes)
+            self.pending[seat].append([list(c) for c in changes])
 
     def message(self, seat: int) -> dict:
         changes, self.pending[seat] = self.pending[seat], []
-        return self.spec.wire.turn_message(self.state, changes)
+        return self.spec.wire.observation(self.state, seat, changes)
 
 
 def play_flit(sources: list[str], seed: int, turns: int) -> dict:
@@ -133,7 +134,7 @@ def play_flit(sources: list[str], seed: int, turns: int) -> dict:
     budget, out = StepBudget(LIMIT), _Output()
     setup = game.spec.wire.start_message(game.state, 0)
     lines = deque(game.spec.wire.message_lines({**setup, "changes": []}))
-    game.pending[0] = [list(c) for c in game.state.start_changes]
+    game.pending[0] = [[list(c) for c in game.state.start_changes]]
     asked = False
 
     def input_(prompt: str = "") -> str:
