@@ -102,10 +102,10 @@ class Controller:
     async def _run(self, run: int, request: dict) -> None:
         spec = get_game(str(request.get("game")))
         bots = request.get("bots") or []
-        overrides = {"time_limit_ms": _int_or_none(request.get("time_limit_ms"))}
-        if spec.name == "atomas":
-            overrides["max_moves"] = _int_or_none(request.get("max_moves"))
-        else:
+        given = request.get("settings") if isinstance(request.get("settings"), dict) else {}
+        base = spec.settings(request.get("preset") or None)
+        overrides = {key: _int_or_none(value) for key, value in given.items() if hasattr(base, key)}
+        if hasattr(base, "players"):
             overrides["players"] = len(bots)
         settings = spec.settings(request.get("preset") or None, **overrides)
         seed = _int_or_none(request.get("seed"))
@@ -143,10 +143,10 @@ class Controller:
                                             secret))
             scored.append(_scored(records[-1]))
             if index + 1 == len(plans) or plans[index + 1].game_number != plan.game_number:
-                _post({"type": "progress", "run": run, "done": plan.game_number + 1, "total": seeds,
-                       "summary": summarize(len(names), scored)})
+                _post({"type": "progress", "run": run, "done": plan.game_number + 1, "total": seeds})
+                _post({"type": "summary", "run": run, "summary": _scoring(spec, summarize(len(names), scored))})
         document = series_document(spec, names, records, secret)
-        _post({"type": "done", "run": run, "series": document["summary"], "secret": secret,
+        _post({"type": "done", "run": run, "series": _scoring(spec, document["summary"]), "secret": secret,
                "timing": [_percentiles(times) for times in self.turn_ms],
                "wall_ms": arena_bridge.now() - run_began, "awaited_ms": self.awaited_ms})
 
@@ -249,8 +249,38 @@ def _int_or_none(value: object) -> int | None:
 controller = Controller()
 
 
-def examples_json() -> str:
-    return json.dumps(all_examples())
+def _scoring(spec, summary: dict) -> dict:
+    """(Until the engine's series core summarises by the spec's scoring.)"""
+    scoring = "mean_score" if spec.side_by_side else "wins"
+    key = (lambda b: -summary["mean_scores"][b]) if spec.side_by_side else (lambda b: -summary["wins"][b])
+    return {**summary, "scoring": scoring, "ranking": sorted(range(len(summary["wins"])), key=key)}
+
+
+def _spec_json(spec) -> dict:
+    """(Until the engine's GameSpec has to_json: the contract's shape from today's specs.)"""
+    examples = all_examples().get(spec.name, {})
+    presets = []
+    for name, settings in spec.presets.items():
+        values = settings.to_json() if hasattr(settings, "to_json") else dict(vars(settings))
+        players = values.get("players")
+        bots = [players, players] if players else [spec.min_bots, spec.max_bots]
+        label = ", ".join(f"{k} {v}" for k, v in values.items())
+        presets.append({"name": name, "label": f"{name} ({label})", "settings": values, "bots": bots})
+    fields = [{"key": "time_limit_ms", "label": "Time limit (ms)", "min": 1, "max": 60000, "help": ""}]
+    if "max_moves" in presets[0]["settings"]:
+        fields.append({"key": "max_moves", "label": "Max moves", "min": 1, "max": 1000000, "help": ""})
+    return {"name": spec.name, "title": spec.title, "summary": "", "rules_doc": f"docs/rules/{spec.name}.md",
+            "presets": presets, "default_preset": spec.default_preset, "fields": fields,
+            "min_bots": spec.min_bots, "max_bots": spec.max_bots, "side_by_side": spec.side_by_side,
+            "scoring": "mean_score" if spec.side_by_side else "wins", "script_mode": "",
+            "renderer": spec.name, "examples": examples}
+
+
+def games_json() -> str:
+    """The game specs the page builds its form from (the controller's ready status)."""
+    from engine.games import GAMES
+    return json.dumps([spec.to_json() if hasattr(spec, "to_json") else _spec_json(spec)
+                       for spec in GAMES.values()])
 
 
 def verify_replay(text: str) -> str:

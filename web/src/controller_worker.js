@@ -499,7 +499,7 @@ async function start() {
   const main = pyodide.pyimport("arena_main");
   controller = main.controller;
   verifyReplayPy = main.verify_replay;
-  const examples = JSON.parse(main.examples_json());
+  const games = JSON.parse(main.games_json());
   startup.engine = performance.now();
   status("loading", "Starting the bots' Python…", 0.6);
   let done = 0;
@@ -514,7 +514,7 @@ async function start() {
   refillWarm(); // the spare starts once the first two no longer compete for the CPU
   status("ready", scriptBots ? "Ready." : "Ready. This browser lacks JavaScript Promise Integration "
     + "(JSPI): script bots that read input() cannot run in Flit; function bots work.", 1,
-  { examples, jspi: scriptBots, isolated, startup });
+  { games, jspi: scriptBots, isolated, startup });
   if (fresh && snapshot) {
     storeSnapshot(config.buildId, snapshot).then((stored) => {
       if (stored) self.postMessage({ type: "snapshot", ...stored });
