@@ -17,10 +17,9 @@ from typing import NoReturn
 from engine.bots.code import FUNCTION, load_code
 from engine.bots.native import CommandBot, HostedBot, InProcessBot
 from engine.bots.sandbox import Limits, Sandbox, SandboxError, Unsandboxed
-from engine.examples import example_source
-from engine.games import GAMES, get_game
 from engine.games.randomness import check_secret, new_secret
 from engine.match import BotEvent, run_series
+from engine.registry import game_names, get_game
 from engine.replay import MAX_DOCUMENT_CHARS, ReplayError, verify_document
 
 EXIT_USAGE = 2
@@ -42,7 +41,7 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     match = commands.add_parser("match", help="run a game or a series between bots",
                                 description="Run a game or a series between bots.")
-    match.add_argument("game", help=f"one of: {', '.join(GAMES)}")
+    match.add_argument("game", help=f"one of: {', '.join(game_names())}")
     match.add_argument("bots", nargs="+", metavar="BOT",
                        help="a .py file (function or script bot), cmd:COMMAND, or builtin:NAME")
     match.add_argument("--seed", type=_non_negative, help="seed of the first game (default: random)")
@@ -104,7 +103,7 @@ def make_bot(spec: str, game: str, sandbox: Sandbox | Unsandboxed | None = None)
     if spec.startswith("builtin:"):
         name = spec.split(":", 1)[1]
         try:
-            source = example_source(game, name)
+            source = get_game(game).example_source(name)
         except ValueError as exc:
             raise UsageError(str(exc)) from None
         # Trusted function bots run in-process (fast); script examples need a host process.
@@ -137,7 +136,7 @@ def make_bot(spec: str, game: str, sandbox: Sandbox | Unsandboxed | None = None)
 def _runs_a_process(spec: str, game: str) -> bool:
     """False for the built-in function bots, which run in the controller's process."""
     if spec.startswith("builtin:"):
-        return load_code(example_source(game, spec.split(":", 1)[1])).kind != FUNCTION
+        return load_code(get_game(game).example_source(spec.split(":", 1)[1])).kind != FUNCTION
     return True
 
 

@@ -13,10 +13,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.bots.runners import BotAnswer
-from engine.games import GameSpec
 from engine.outcome import Fault
 from engine.series import GamePlan
 from engine.session import GameSession, Reply, TurnResult
+from engine.spec import GameSpec
 
 
 @dataclass

@@ -13,8 +13,8 @@ from typing import Any, Protocol
 
 from engine.bots.answer import BotAnswer, OutputBudget
 from engine.driver import BotEvent, Call, TurnReply, game_steps
-from engine.games import GameSpec
 from engine.series import plan_series, series_document
+from engine.spec import GameSpec
 
 __all__ = ["Bot", "BotEvent", "SeriesResult", "run_series"]
 

@@ -16,11 +16,12 @@ from itertools import accumulate
 from typing import Any
 
 from engine.errors import AnswerError
-from engine.games import GameSpec, get_game
 from engine.games.randomness import check_secret
 from engine.outcome import FaultKind
+from engine.registry import get_game
 from engine.series import summarize
 from engine.session import MAX_ANSWER_CHARS, SCHEMA_VERSION
+from engine.spec import GameSpec
 
 MAX_DOCUMENT_CHARS = 64 * 1024 * 1024
 MAX_DEPTH = 32  # a real replay nests 7 deep; deep nesting can overflow Pyodide's stack

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.games import GameSpec
 from engine.outcome import unique_winner
 from engine.session import SCHEMA_VERSION
+from engine.spec import GameSpec
 
 
 @dataclass(frozen=True)

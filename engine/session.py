@@ -13,8 +13,8 @@ from typing import Any
 
 from engine.bots.answer import cap_text
 from engine.errors import AnswerError
-from engine.games import GameSpec
 from engine.outcome import Fault, FaultKind, Outcome
+from engine.spec import GameSpec
 
 SCHEMA_VERSION = 1
 MAX_ANSWER_CHARS = 200

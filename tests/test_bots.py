@@ -14,8 +14,8 @@ import pytest
 
 from engine.bots.native import CommandBot, HostedBot, InProcessBot, hard_limit_ms
 from engine.bots.sandbox import Sandbox
-from engine.games import get_game
 from engine.match import run_series
+from engine.registry import get_game
 from engine.replay import replay_record
 
 ATOMAS = get_game("atomas")
@@ -250,9 +250,8 @@ def test_atomas_script_reading_past_its_line_raises_eof():
 
 
 def test_atomas_builtin_script_example_runs():
-    from engine.examples import example_source
 
-    record, _, _, _ = hosted_atomas(example_source("atomas", "script"), max_moves=30)
+    record, _, _, _ = hosted_atomas(get_game("atomas").example_source("script"), max_moves=30)
     assert kinds(record["turns"]) == [None] * len(record["turns"])
 
 
@@ -370,9 +369,8 @@ def test_flit_script_exception_freezes_with_its_line():
 
 
 def test_flit_builtin_script_example_runs_hosted():
-    from engine.examples import example_source
 
-    record, _, _, _ = flit_vs_first(hosted_bot("script", example_source("flit", "script")))
+    record, _, _, _ = flit_vs_first(hosted_bot("script", get_game("flit").example_source("script")))
     assert kinds(seat_turns(record)) == [None] * 30
 
 

@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.errors import GameOverError, IllegalMoveError, InvalidAnswerError
-from engine.games import get_game
 from engine.games.flit import NEUTRAL, PRESETS, FlitSettings, FlitState, new_game, state_with
+from engine.registry import get_game
 from engine.wire import flit as wire
 
 

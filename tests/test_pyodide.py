@@ -23,7 +23,7 @@ _spec.loader.exec_module(replay_tests)
 PLAY = '''
 import json
 from engine.bots.native import InProcessBot
-from engine.games import get_game
+from engine.registry import get_game
 from engine.match import run_series
 from engine.replay import ReplayError, replay_record, verify_document
 

@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 
 from engine.bots.native import InProcessBot
-from engine.games import get_game
 from engine.games.flit import NEUTRAL
 from engine.match import run_series
+from engine.registry import get_game
 from engine.replay import ReplayError, load_document, replay_record, verify_document
 from engine.series import summarize
 

@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 
 from engine.bots.native import InProcessBot
-from engine.games import get_game
 from engine.games.atomas import AtomasSettings, AtomasState
 from engine.games.flit import NEUTRAL, PRESETS, FlitState
 from engine.match import BotEvent, run_series
+from engine.registry import get_game
 from engine.replay import ReplayError, replay_record, verify_document
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -144,8 +144,7 @@ def play(game: str, seed: int, secret: str | None, games: int = 2) -> dict:
 
 
 def _example(game: str, name: str) -> str:
-    from engine.examples import example_source
-    return example_source(game, name)
+    return get_game(game).example_source(name)
 
 
 @pytest.mark.parametrize("game", ["atomas", "flit"])

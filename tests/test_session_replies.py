@@ -11,7 +11,7 @@ import json
 import pytest
 
 from engine.bots.answer import BotAnswer, OutputBudget
-from engine.games import get_game
+from engine.registry import get_game
 from engine.session import GAME_ERROR_CHARS, MAX_ERROR_CHARS, GameSession, Reply
 
 ATOMAS = get_game("atomas")

@@ -21,9 +21,8 @@ from engine.bots.answer import BotAnswer
 from engine.bots.native import hard_limit_ms
 from engine.bots.reply import answer_from_reply
 from engine.driver import BotEvent, Call, GameStarted, TurnPlayed, TurnReply, game_steps
-from engine.examples import all_examples, example_source
-from engine.games import get_game
 from engine.games.randomness import check_secret, new_secret
+from engine.registry import games, get_game
 from engine.replay import ReplayError, verify_document
 from engine.series import plan_series, series_document, summarize
 
@@ -144,7 +143,8 @@ class Controller:
             scored.append(_scored(records[-1]))
             if index + 1 == len(plans) or plans[index + 1].game_number != plan.game_number:
                 _post({"type": "progress", "run": run, "done": plan.game_number + 1, "total": seeds})
-                _post({"type": "summary", "run": run, "summary": _scoring(spec, summarize(len(names), scored))})
+                summary = _scoring(spec, summarize(len(names), scored))
+                _post({"type": "summary", "run": run, "summary": summary})
         document = series_document(spec, names, records, secret)
         _post({"type": "done", "run": run, "series": _scoring(spec, document["summary"]), "secret": secret,
                "timing": [_percentiles(times) for times in self.turn_ms],
@@ -204,7 +204,7 @@ class Controller:
     @staticmethod
     def _source(game: str, code: str) -> str:
         if code.strip().startswith("builtin:"):
-            return example_source(game, code.strip().split(":", 1)[1].strip())
+            return get_game(game).example_source(code.strip().split(":", 1)[1].strip())
         return code
 
 
@@ -251,36 +251,19 @@ controller = Controller()
 
 def _scoring(spec, summary: dict) -> dict:
     """(Until the engine's series core summarises by the spec's scoring.)"""
-    scoring = "mean_score" if spec.side_by_side else "wins"
-    key = (lambda b: -summary["mean_scores"][b]) if spec.side_by_side else (lambda b: -summary["wins"][b])
+    scoring = spec.scoring
+    by_mean = scoring == "mean_score"
+    key = (lambda b: -summary["mean_scores"][b]) if by_mean else (lambda b: -summary["wins"][b])
     return {**summary, "scoring": scoring, "ranking": sorted(range(len(summary["wins"])), key=key)}
 
 
-def _spec_json(spec) -> dict:
-    """(Until the engine's GameSpec has to_json: the contract's shape from today's specs.)"""
-    examples = all_examples().get(spec.name, {})
-    presets = []
-    for name, settings in spec.presets.items():
-        values = settings.to_json() if hasattr(settings, "to_json") else dict(vars(settings))
-        players = values.get("players")
-        bots = [players, players] if players else [spec.min_bots, spec.max_bots]
-        label = ", ".join(f"{k} {v}" for k, v in values.items())
-        presets.append({"name": name, "label": f"{name} ({label})", "settings": values, "bots": bots})
-    fields = [{"key": "time_limit_ms", "label": "Time limit (ms)", "min": 1, "max": 60000, "help": ""}]
-    if "max_moves" in presets[0]["settings"]:
-        fields.append({"key": "max_moves", "label": "Max moves", "min": 1, "max": 1000000, "help": ""})
-    return {"name": spec.name, "title": spec.title, "summary": "", "rules_doc": f"docs/rules/{spec.name}.md",
-            "presets": presets, "default_preset": spec.default_preset, "fields": fields,
-            "min_bots": spec.min_bots, "max_bots": spec.max_bots, "side_by_side": spec.side_by_side,
-            "scoring": "mean_score" if spec.side_by_side else "wins", "script_mode": "",
-            "renderer": spec.name, "examples": examples}
+def examples_json() -> str:
+    return json.dumps({spec.name: spec.examples() for spec in games()})
 
 
 def games_json() -> str:
-    """The game specs the page builds its form from (the controller's ready status)."""
-    from engine.games import GAMES
-    return json.dumps([spec.to_json() if hasattr(spec, "to_json") else _spec_json(spec)
-                       for spec in GAMES.values()])
+    """Every game's spec as the page builds its menus, forms and limits from it."""
+    return json.dumps([spec.to_json() for spec in games()])
 
 
 def verify_replay(text: str) -> str:

@@ -29,7 +29,7 @@ from engine.bots.reply import MALFORMED, MAX_REPLY_BYTES, ReplyError, answer_fro
 from engine.bots.runners import FunctionRunner, OneShotScriptRunner
 from engine.bots.sandbox import ENGINE_ROOT, Jail, Sandbox, Unsandboxed, kill_group
 from engine.driver import TurnReply
-from engine.games import get_game
+from engine.registry import get_game
 
 __all__ = ["ENGINE_ROOT", "CommandBot", "HostedBot", "InProcessBot", "hard_limit_ms"]
 

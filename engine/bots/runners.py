@@ -17,7 +17,7 @@ from typing import Any
 
 from engine.bots.answer import BotAnswer
 from engine.bots.code import BotCode, describe_exception
-from engine.games import get_game
+from engine.registry import get_game
 from engine.wire import answer_text
 
 __all__ = ["BotAnswer", "Capture", "FunctionRunner", "OneShotScriptRunner", "StreamScriptRunner"]

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import sys
 from typing import NamedTuple
 
 from engine.errors import InvalidAnswerError
-from engine.games.atomas import BLACK, CLONE, MINUS, PLUS, Action, Atom, AtomasState, Item
+from engine.games import atomas as rules
+from engine.games.atomas import BLACK, CLONE, MINUS, PLUS, Action, Atom, AtomasSettings, AtomasState, Item
+from engine.spec import GameSpec, Preset, SettingField
 
 
 class AtomasView(NamedTuple):
@@ -81,6 +84,19 @@ def replay_check(turn: dict, state: AtomasState, changes: object) -> str | None:
         return f"expected {turn['board']} score {turn['score']}, got {state.items} score {state.score}"
     return None
 
+
+TIME_LIMIT = SettingField("time_limit_ms", "Time limit (ms)", 1, 60_000, "per move")
+SPEC = GameSpec(
+    name="atomas", title="Atomas",
+    summary="Fuse atoms on a ring: one player, every bot plays its own copy of each seed.",
+    rules_doc="docs/rules/atomas.md",
+    presets=(Preset("standard", "standard (2,000 moves, 1 s a move)", rules.PRESETS["standard"]),),
+    default_preset="standard",
+    fields=(TIME_LIMIT, SettingField("max_moves", "Max moves", 1, 100_000, "moves before the game ends")),
+    settings_type=AtomasSettings, new_game=rules.new_game, wire=sys.modules[__name__],
+    min_bots=1, max_bots=8, players_setting=None, side_by_side=True, scoring="mean_score",
+    script_mode="per_move", renderer="atomas", examples_package="engine.examples.atomas",
+)
 
 __all__ = ["AtomasView", "BLACK", "CLONE", "MINUS", "PLUS", "FunctionClient", "parse_answer",
            "parse_line", "message_lines", "start_message", "turn_message"]

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import sys
 from functools import cache
 
 from engine.errors import InvalidAnswerError
-from engine.games.flit import EMPTY, NEUTRAL, Change, FlitState, Move, neighbour_table
+from engine.games import flit as rules
+from engine.games.flit import EMPTY, NEUTRAL, Change, FlitSettings, FlitState, Move, neighbour_table
+from engine.spec import GameSpec, Preset, SettingField
 
 
 def start_message(state: FlitState, seat: int) -> dict:
@@ -138,5 +141,20 @@ def replay_check(turn: dict, state: FlitState, changes: list[Change]) -> str | N
         return f"expected changes {turn['changes']}, got {got}"
     return None
 
+
+SPEC = GameSpec(
+    name="flit", title="Flit",
+    summary="Take over a wrapping board by flitting pieces next to your own: 2 to 4 bots.",
+    rules_doc="docs/rules/flit.md",
+    presets=(
+        Preset("trial", "trial (2 bots, 16×16, 1,024 turns, 100 ms)", rules.PRESETS["trial"], (2, 2)),
+        Preset("full", "full (4 bots, 32×32, 32,768 turns, 50 ms)", rules.PRESETS["full"], (4, 4)),
+    ),
+    default_preset="trial",
+    fields=(SettingField("time_limit_ms", "Time limit (ms)", 1, 60_000, "per turn"),),
+    settings_type=FlitSettings, new_game=rules.new_game, wire=sys.modules[__name__],
+    min_bots=2, max_bots=4, players_setting="players", side_by_side=False, scoring="wins",
+    script_mode="stream", renderer="flit", examples_package="engine.examples.flit",
+)
 
 __all__ = ["FlitView", "FunctionClient", "NEUTRAL", "message_lines", "parse_answer", "start_message"]
