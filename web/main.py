@@ -104,8 +104,8 @@ class Controller:
         given = request.get("settings") if isinstance(request.get("settings"), dict) else {}
         base = spec.settings(request.get("preset") or None)
         overrides = {key: _int_or_none(value) for key, value in given.items() if hasattr(base, key)}
-        if hasattr(base, "players"):
-            overrides["players"] = len(bots)
+        if spec.players_setting:
+            overrides[spec.players_setting] = len(bots)
         settings = spec.settings(request.get("preset") or None, **overrides)
         seed = _int_or_none(request.get("seed"))
         secret = _run_secret(request.get("secret"))

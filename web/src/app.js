@@ -115,7 +115,9 @@ function botCount(game = settings.game) {
   const g = gameSettings(game);
   if (!specOf(game)) return Math.max(2, Math.min(MAX_PANELS, Number(g.count) || 2));
   const [lo, hi] = botBounds(game, g.preset);
-  return Math.max(lo, Math.min(hi, Number(g.count) || lo));
+  const p = presetOf(game, g.preset);
+  const usual = p.settings && Number.isInteger(p.settings.players) ? p.settings.players : 2;
+  return Math.max(lo, Math.min(hi, Number(g.count) || usual));
 }
 
 function saveSettings() { saver.schedule("settings", () => settings); }
