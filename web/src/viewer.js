@@ -235,6 +235,16 @@ export class Viewer {
     if (c.width !== w || c.height !== h) { c.width = w; c.height = h; this.dirty = true; }
   }
 
+  // The board's shape (a renderer may ask for a wide one), between square and 5:2.
+  setAspect(ratio) {
+    const r = Number.isFinite(ratio) ? Math.max(1, Math.min(2.5, ratio)) : 1;
+    const want = `${Math.round(r * 1000)} / 1000`;
+    if (this.el.area.style.aspectRatio !== want) {
+      this.el.area.style.aspectRatio = want;
+      this.resize();
+    }
+  }
+
   renderList() {
     this.listDirty = false;
     const sel = this.el.record;
@@ -276,6 +286,7 @@ export class Viewer {
       ctx.textAlign = "center";
       ctx.textBaseline = "middle";
       ctx.fillText("No game yet: press Run or open a replay", c.width / 2, c.height / 2);
+      this.setAspect(1);
       c.setAttribute("aria-label", "Board: no game loaded");
       e.legend.replaceChildren();
       e.info.textContent = "";
@@ -289,6 +300,7 @@ export class Viewer {
     let fr;
     try {
       fr = tr.frame(this.t);
+      this.setAspect(this.renderer.aspect ? this.renderer.aspect(fr) : 1);
       const dpr = window.devicePixelRatio || 1;
       ctx.save();
       try {

@@ -132,6 +132,10 @@ function draw(ctx, w, h, frame, names) {
   }
   // meteors: a short trail back along the line they fall on, then the meteor in its cell
   const mr = Math.max(3, cell * 0.45);
+  ctx.save();
+  ctx.beginPath();
+  ctx.rect(L.ox, L.oy, L.bw, L.bh);
+  ctx.clip(); // trails end at the board's edge
   for (const [mx, my, angle] of frame.meteors) {
     const a = (angle * Math.PI) / 180;
     const cx = px(Math.trunc(mx)) + cell / 2, cy = py(Math.trunc(my)) + cell / 2;
@@ -148,6 +152,7 @@ function draw(ctx, w, h, frame, names) {
     ctx.beginPath(); ctx.arc(cx, cy, mr, 0, Math.PI * 2); ctx.fill();
     ctx.strokeStyle = "#7a1200"; ctx.lineWidth = 1; ctx.stroke();
   }
+  ctx.restore();
   // bots: a shape in the seat's colour with its number; the dead as a cross where they died
   const br = Math.max(5, cell * 0.48);
   const font = Math.max(10, Math.round(br * 1.1));
@@ -196,6 +201,11 @@ function draw(ctx, w, h, frame, names) {
     ctx.textBaseline = "middle";
     ctx.fillText("? the record's board size is not a known value", w / 2, h / 2);
   }
+}
+
+// The board's width over its height, for the viewer's canvas (a side view is wide).
+function aspect(frame) {
+  return frame.width / frame.height;
 }
 
 function botState(frame, s) {
@@ -271,4 +281,4 @@ function seatView(frame, seat) {
   return rows.join("\n");
 }
 
-export default { initialFrame, applyTurn, draw, legend, describe, lastMove, seatView };
+export default { initialFrame, applyTurn, draw, legend, describe, lastMove, seatView, aspect };

@@ -1,0 +1,107 @@
+"""aBOTcalypse in the page: the side view, the replay controls, deaths, and each bot's own
+view on demand, which must be exactly what the engine shows the bot."""
+from __future__ import annotations
+
+import random
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from engine.games.abotcalypse import PRESETS, AbotState
+
+pytestmark = pytest.mark.browser
+
+NAMES = ["ann", "bob", "cy", "di"]
+
+
+def pick(rng: random.Random, actions: list) -> object:
+    """A random action, throws and drops upward rare (they kill their bots fast)."""
+    calm = [a for a in actions if a.kind != "throw" and str(a) != "drop up"]
+    return rng.choice(actions if rng.random() < 0.04 else calm)
+
+
+def engine_game(seed: int) -> tuple[dict, list[AbotState]]:
+    """A trial-preset game of four random bots played by the engine's rules, as a record in
+    schema version 2, and the state after every turn (states[t] = after t turns)."""
+    settings = PRESETS["trial"]
+    state = AbotState(settings, seed, "test secret")
+    rng = random.Random(seed)
+    states = [state.copy()]
+    turns = []
+    while not state.is_terminal():
+        seats = list(state.acting_seats())
+        actions = {s: pick(rng, state.legal_actions(s)) for s in seats}
+        events = state.apply_actions(actions)
+        turns.append({"seats": seats, "answers": [str(actions[s]) for s in seats],
+                      "faults": [None] * len(seats), **events})
+        states.append(state.copy())
+    record = {"game": "abotcalypse", "seed": seed, "secret": "test secret", "settings": settings.to_json(),
+              "bots": NAMES, "bot_index": [0, 1, 2, 3], "start": state.start_json(), "turns": turns,
+              "result": state.outcome.to_json()}
+    return record, states
+
+
+def test_replay_side_view_deaths_and_each_bots_view(arena, results_dir):
+    record, states = engine_game(seed=8)
+    total = len(record["turns"])
+    final = states[-1]
+    dead = [s for s in range(4) if not final.alive[s]]
+    assert dead, "the chosen seed should kill a bot"
+    page = arena.page
+    page.evaluate("(rec) => window.kothArena.viewer.load({renderer: 'abotcalypse', bots: rec.bots, "
+                  "records: [rec]})", record)
+    expect(arena.canvas).to_have_attribute(
+        "aria-label", re.compile(rf"^aBOTcalypse board 48×24, turn 0 of {total}: 4 of 4 bots alive"))
+
+    # Play a little, then scrub to the end: the deaths are shown with their turn and cause.
+    arena.label("Speed").fill("200")
+    arena.button("Play").click()
+    page.wait_for_function("Number(document.getElementById('scrub').value) >= 5")
+    board = page.get_by_role("group", name=re.compile("^Board viewer"))
+    board.focus()
+    board.press("End")
+    label = arena.canvas_label()
+    assert label.startswith(f"aBOTcalypse board 48×24, turn {total} of {total}: "), label
+    causes = {"fall": "fell", "crushed": "crushed", "thrown": "hit by a thrown rock",
+              "collision": "collision", "meteor": "meteor"}
+    for seat in dead:
+        death = f"{NAMES[seat]} died turn {final.death_turns[seat]} ({causes[final.death_causes[seat]]})"
+        assert death in label, (death, label)
+        expect(page.locator("#legend")).to_contain_text(death.split(" ", 1)[1])
+    expect(page.locator("#frame-info")).to_contain_text("game over")
+    page.locator("#board-area").screenshot(path=str(results_dir / "abotcalypse-board.png"))
+
+    # Each bot's own view on demand: the engine's view_rows, character for character.
+    views = page.get_by_role("group", name="Show a bot's own view")
+    expect(views.get_by_role("button")).to_have_count(4)
+    turn = 10
+    assert all(states[turn].alive) and not all(states[turn + 30].alive)
+    arena.label("Turn").fill(str(turn))
+    for seat in range(4):
+        views.get_by_role("button", name=f"View of {seat + 1} {NAMES[seat]}").click()
+    expect(views.get_by_role("button", name=f"View of 1 {NAMES[0]}")).to_have_attribute("aria-pressed", "true")
+    for seat in range(4):
+        shown = page.get_by_label(f"View of {NAMES[seat]}", exact=True)
+        if states[turn].alive[seat]:
+            expect(shown).to_have_text("\n".join(states[turn].view_rows(seat)))
+        else:
+            expect(shown).to_contain_text("dead bot sees nothing")
+    # Stepping on changes the views with the board; a bot that died says so.
+    board.focus()
+    board.press("ArrowRight")
+    living = next(s for s in range(4) if states[turn + 1].alive[s])
+    expect(page.get_by_label(f"View of {NAMES[living]}", exact=True)).to_have_text(
+        "\n".join(states[turn + 1].view_rows(living)))
+    later = turn + 30
+    arena.label("Turn").fill(str(later))
+    for seat in range(4):
+        shown = page.get_by_label(f"View of {NAMES[seat]}", exact=True)
+        if states[later].alive[seat]:
+            expect(shown).to_have_text("\n".join(states[later].view_rows(seat)))
+        else:
+            expect(shown).to_contain_text("dead bot sees nothing")
+    page.locator("section.viewer").screenshot(path=str(results_dir / "abotcalypse-views.png"))
+    # Hidden again on demand.
+    views.get_by_role("button", name=f"View of 1 {NAMES[0]}").click()
+    expect(page.get_by_label(f"View of {NAMES[0]}", exact=True)).to_have_count(0)
