@@ -135,7 +135,7 @@ def test_an_unknown_atomas_item_is_refused_and_never_stops_the_viewer(arena, rep
     for turn in record["turns"]:
         turn["board"] = ["constructor", "__proto__", 10**9, -3, "+", 2]
         turn["atom"] = "toString"
-    arena.page.evaluate("(rec) => window.kothArena.viewer.load({game: 'atomas', bots: ['x'], "
+    arena.page.evaluate("(rec) => window.kothArena.viewer.load({renderer: 'atomas', bots: ['x'], "
                         "records: [rec]})", record)
     expect(arena.page.locator("canvas#board")).to_have_attribute(
         "aria-label", re.compile(r"items \(\? \? \? \? \+ 2\), atom in play \?"))
@@ -149,7 +149,7 @@ def test_an_unknown_atomas_item_is_refused_and_never_stops_the_viewer(arena, rep
     # Flit: colours outside 0..5 are drawn as a cross; the board plays on.
     flit = copy.deepcopy(replays["flit"]["records"][0])
     flit["start"]["changes"] += [[5, 5, 9], [6, 6, 200]]
-    arena.page.evaluate("(rec) => window.kothArena.viewer.load({game: 'flit', bots: ['x', 'y'], "
+    arena.page.evaluate("(rec) => window.kothArena.viewer.load({renderer: 'flit', bots: ['x', 'y'], "
                         "records: [rec]})", flit)
     arena.button("Play").click()
     arena.page.wait_for_function("Number(document.getElementById('scrub').value) >= 20")
