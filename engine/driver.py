@@ -1,7 +1,8 @@
 """One game's conversation with its bots, as a generator both controllers step through.
 
-``game_steps`` yields ``Call``s (ask a bot something; send the ``BotAnswer``/``Reply``
-back) and ``BotEvent``s (output and faults to show; send nothing back), and returns the
+``game_steps`` yields ``Call``s (start or end a bot; send its ``BotAnswer`` back), ``Calls``
+(one turn's questions to every seat asked; send a ``dict`` of ``TurnReply`` by seat back),
+and ``BotEvent``s (output and faults to show; send nothing back), and returns the
 replay record. The native controller answers calls with plain function calls
 (``engine.match``); the page's controller (``web/main.py``) with ``await``s on Workers.
 """
@@ -10,13 +11,15 @@ from __future__ import annotations
 
 from collections.abc import Generator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from engine.bots.runners import BotAnswer
+from engine.bots.answer import BotAnswer
 from engine.outcome import Fault
-from engine.series import GamePlan
 from engine.session import GameSession, Reply, TurnResult
 from engine.spec import GameSpec
+
+if TYPE_CHECKING:
+    from engine.series import GamePlan
 
 
 @dataclass
@@ -25,6 +28,14 @@ class Call:
     op: str  # "start", "turn" or "end"
     message: dict
     seat: int
+
+
+@dataclass
+class Calls:
+    """One turn's questions, one ``Call`` per seat asked; the controller sends back a
+    ``dict[int, TurnReply]`` keyed by seat (it may ask the bots in parallel)."""
+
+    calls: list[Call]
 
 
 @dataclass
@@ -59,7 +70,7 @@ class GameStarted:
     record: dict
 
 
-Step = GameStarted | Call | BotEvent | TurnPlayed
+Step = GameStarted | Call | Calls | BotEvent | TurnPlayed
 
 
 def _output(bot: int, answer: BotAnswer) -> list[BotEvent]:
@@ -97,15 +108,21 @@ def game_steps(spec: GameSpec, settings: Any, plan: GamePlan, bot_names: list[st
             fault = session.fail_to_start(seat, result.error, result.line)
             if load_errors[bot] is None:  # a load error was reported once, when it happened
                 yield fault_event(bot, fault, True)
-    while (request := session.next_request()) is not None:
-        bot = seats[request.seat]
-        reply: TurnReply = yield Call(bot, "turn", request.message, request.seat)
-        yield from _output(bot, reply.result)
-        answer = reply.result
-        played = session.submit(Reply(answer.answer, answer.error, answer.line, reply.elapsed_ms,
-                                      reply.no_answer))
-        if played.fault is not None:
-            yield fault_event(bot, played.fault, played.frozen_now)
+    while (requests := session.next_requests()) is not None:
+        replies: dict[int, TurnReply] = yield Calls(
+            [Call(seats[r.seat], "turn", r.message, r.seat) for r in requests])
+        answers = {}
+        for request in requests:
+            reply = replies.get(request.seat) if isinstance(replies, dict) else None
+            if reply is None:
+                continue
+            answer = reply.result
+            yield from _output(seats[request.seat], answer)
+            answers[request.seat] = Reply(answer.answer, answer.error, answer.line, reply.elapsed_ms,
+                                          reply.no_answer)
+        played = session.submit(answers)
+        for seat, fault in played.faults.items():
+            yield fault_event(seats[seat], fault, seat in played.frozen_now)
         yield TurnPlayed(played.turn, played)
     for seat, bot in enumerate(seats):
         if load_errors[bot] is None:

@@ -1,4 +1,4 @@
-"""Playing series natively: the synchronous controller that steps ``game_steps``.
+"""Playing series natively: the synchronous controller that answers ``series_steps``.
 
 Bots are anything with ``load/start/turn/end/close`` (``engine.bots.native``). Each bot's
 output and faults are reported through ``on_event`` so the CLI can show or keep them; a
@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from engine.bots.answer import BotAnswer, OutputBudget
-from engine.driver import BotEvent, Call, TurnReply, game_steps
-from engine.series import plan_series, series_document
+from engine.driver import BotEvent, Call, Calls, TurnReply
+from engine.series import GameFinished, plan_series, series_steps
 from engine.spec import GameSpec
 
 __all__ = ["Bot", "BotEvent", "SeriesResult", "run_series"]
@@ -43,43 +43,40 @@ def run_series(spec: GameSpec, settings: Any, bots: list[Bot], first_seed: int, 
                on_progress: Callable[[int, int], None] | None = None,
                secret: str | None = None) -> SeriesResult:
     """Play the series; ``secret`` (None: the seed alone) goes into every game's draws."""
-    plans = plan_series(spec, len(bots), first_seed, games)
-    names = [b.name for b in bots]
-    load_errors: list[BotAnswer | None] = []
-    for index, bot in enumerate(bots):
-        result = bot.load(spec.name)
-        load_errors.append(result if result.error else None)
-        if result.error and on_event:
-            on_event(BotEvent(index, "error", result.error, result.line))
-    records = []
+    steps = series_steps(spec, settings, [b.name for b in bots], first_seed, games, None, secret)
+    total = len(plan_series(spec, len(bots), first_seed, games))
+    budgets = [OutputBudget() for _ in bots]
     limit = settings.time_limit_ms
+    value: Any = None
     try:
-        for number, plan in enumerate(plans):
-            steps = game_steps(spec, settings, plan, names, load_errors, secret)
-            budgets = [OutputBudget() for _ in bots]
+        while True:
+            try:
+                step = steps.send(value)
+            except StopIteration as done:
+                return SeriesResult(done.value)
             value = None
-            while True:
-                try:
-                    step = steps.send(value)
-                except StopIteration as done:
-                    records.append(done.value)
-                    break
-                value = None
-                if isinstance(step, Call):
-                    bot, budget = bots[step.bot], budgets[step.bot]
-                    if step.op == "turn":
-                        value = bot.turn(step.message, limit)
-                        budget.apply(value.result)
-                    elif step.op == "start":
-                        value = budget.apply(bot.start(step.seat, step.message))
-                    else:
-                        value = budget.apply(bot.end())
-                        value.stderr += budget.note()
-                elif isinstance(step, BotEvent) and on_event:
+            if isinstance(step, Calls):
+                value = {}
+                for call in step.calls:
+                    reply = bots[call.bot].turn(call.message, limit)
+                    budgets[call.bot].apply(reply.result)
+                    value[call.seat] = reply
+            elif isinstance(step, Call):
+                bot, budget = bots[step.bot], budgets[step.bot]
+                if step.op == "start":
+                    value = budget.apply(bot.start(step.seat, step.message))
+                elif step.op == "end":
+                    value = budget.apply(bot.end())
+                    value.stderr += budget.note()
+                else:  # "load"
+                    value = bot.load(spec.name)
+            elif isinstance(step, BotEvent):
+                if on_event:
                     on_event(step)
-            if on_progress:
-                on_progress(number + 1, len(plans))
+            elif isinstance(step, GameFinished):
+                budgets = [OutputBudget() for _ in bots]
+                if on_progress:
+                    on_progress(step.index + 1, total)
     finally:
         for bot in bots:
             bot.close()
-    return SeriesResult(series_document(spec, names, records, secret))

@@ -6,6 +6,10 @@ fields differ from what the rules give; ``verify_document`` does that for every 
 of a file, checks the records against the file's header, and recomputes the summary, so
 a forged score or board never reaches a table or a renderer.
 Record and turn numbers in messages count from 1.
+
+Files of schema version 1 (one seat a turn: ``{"seat", "answer", "fault", ...}``) are read
+by converting each turn to version 2 (``{"seats": [seat], "answers": [answer],
+"faults": [fault], ...}``); ``verify_document`` returns them converted.
 """
 
 from __future__ import annotations
@@ -37,6 +41,8 @@ FAULT_KINDS = {kind.value for kind in FaultKind}
 FROZEN, INVALID, TIMEOUT = FaultKind.FROZEN.value, FaultKind.INVALID.value, FaultKind.TIMEOUT.value
 # Faults that count toward freezing a bot; "invalid" counts only where the game says so.
 COUNTED_FAULTS = {FaultKind.ERROR.value, FaultKind.TIMEOUT.value}
+V1_SUMMARY_KEYS = ("games", "mean_scores", "wins")
+READABLE_VERSIONS = (1, SCHEMA_VERSION)
 
 _STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.S)
 _NOT_BRACKET = re.compile(r"[^\[\]{}]+")
@@ -68,9 +74,9 @@ def load_document(text: str) -> dict:
     if not isinstance(document, dict):
         raise ReplayError("a replay is a JSON object")
     version = document.get("schema_version")
-    if version != SCHEMA_VERSION or isinstance(version, bool):
+    if version not in READABLE_VERSIONS or isinstance(version, bool):
         raise ReplayError(f"unsupported schema_version {_show(version)} "
-                          f"(this version reads {SCHEMA_VERSION})")
+                          f"(this version reads {' and '.join(map(str, READABLE_VERSIONS))})")
     kind = document.get("kind")
     if kind == "game":
         # A game on its own is a series of one game whose bots are its seats (a record taken
@@ -78,7 +84,7 @@ def load_document(text: str) -> dict:
         bots = document.get("bots")
         if isinstance(bots, list):
             document = {**document, "bot_index": list(range(len(bots)))}
-        wrapper = {"schema_version": SCHEMA_VERSION, "kind": "series", "game": document.get("game"),
+        wrapper = {"schema_version": version, "kind": "series", "game": document.get("game"),
                    "bots": bots, "records": [document]}
         if "secret" in document:
             wrapper["secret"] = document["secret"]
@@ -118,6 +124,8 @@ def verify_document(text: str) -> dict:
         total += len(record["turns"])
     if total > MAX_TOTAL_TURNS:
         raise ReplayError(f"the file holds {total} turns; a replay may hold at most {MAX_TOTAL_TURNS}")
+    version = document.get("schema_version", SCHEMA_VERSION)
+    records = [upgrade_record(r) for r in records]
     played: set[tuple[Any, int]] = set()
     for number, record in enumerate(records, 1):
         try:
@@ -128,9 +136,11 @@ def verify_document(text: str) -> dict:
         except ReplayError as exc:
             separator = ", " if str(exc).startswith("turn ") else ": "
             raise ReplayError(f"record {number}{separator}{exc}") from None
-    summary = summarize(len(bots), records)
+    summary = summarize(spec, len(bots), records)
     if "summary" in document:
-        difference = _difference(document["summary"], summary, "")
+        # a version-1 summary has no scoring or ranking: compare what it has
+        expected = summary if version != 1 else {k: summary[k] for k in V1_SUMMARY_KEYS}
+        difference = _difference(document["summary"], expected, "")
         if difference:
             raise ReplayError(f"summary differs: {difference}")
     verified = {"schema_version": SCHEMA_VERSION, "kind": "series", "game": spec.name}
@@ -194,10 +204,26 @@ def _check_against_header(record: dict, spec: GameSpec, bots: list[str], played:
 
 
 # -- one record ----------------------------------------------------------------------------------
+def upgrade_record(record: object) -> object:
+    """A version-1 record as version 2 (a copy); anything else as it is."""
+    if not isinstance(record, dict) or record.get("schema_version") != 1 \
+            or not isinstance(record.get("turns"), list):
+        return record
+    turns = []
+    for turn in record["turns"]:
+        if isinstance(turn, dict) and "seat" in turn and "seats" not in turn:
+            rest = {k: v for k, v in turn.items() if k not in ("seat", "answer", "fault")}
+            turn = {"seats": [turn["seat"]], "answers": [turn.get("answer")],
+                    "faults": [turn.get("fault")], **rest}
+        turns.append(turn)
+    return {**record, "schema_version": SCHEMA_VERSION, "turns": turns}
+
+
 def replay_record(record: dict) -> Any:
-    """Re-run a record through the rules; returns the final state, or raises ReplayError."""
+    """Re-run a record (version 1 or 2) through the rules; returns the final state, or
+    raises ReplayError."""
     try:
-        return _replay(record)
+        return _replay(upgrade_record(record))
     except ReplayError:
         raise
     except (KeyError, TypeError, IndexError, AttributeError, ValueError, ArithmeticError,
@@ -212,7 +238,7 @@ def _replay(record: dict) -> Any:
     if unknown:
         raise ReplayError(f"unknown record field {_show(sorted(unknown)[0])}")
     if record.get("schema_version") != SCHEMA_VERSION or record.get("kind") != "game":
-        raise ReplayError(f"a record has schema_version {SCHEMA_VERSION} and kind 'game'")
+        raise ReplayError(f"a record has schema_version {SCHEMA_VERSION} (or 1) and kind 'game'")
     spec = _document_game(record.get("game"))
     seed, names = record.get("seed"), record.get("bots")
     if not _is_int(seed) or seed < 0:
@@ -280,55 +306,74 @@ def _replay_turn(state: Any, wire: Any, turn: object, frozen: list[bool], may_fr
         raise ReplayError("a turn is a JSON object")
     if state.is_terminal():
         raise ReplayError("the game was already over")
-    seat = turn.get("seat")
-    if not _is_int(seat) or seat != state.current_player():
-        raise ReplayError(f"seat {_show(seat)} moved out of turn (seat {state.current_player()} was to move)")
-    answer, fault = turn.get("answer"), turn.get("fault")
-    if answer is not None and (not isinstance(answer, str) or len(answer) > MAX_ANSWER_CHARS):
-        raise ReplayError(f"the answer {_show(answer)} is not text of at most {MAX_ANSWER_CHARS} characters")
-    kind = _fault_kind(fault)
-    if kind == FROZEN and answer is not None:
-        raise ReplayError("a frozen bot is not asked, so it has no answer")
-    if frozen[seat] and kind != FROZEN:
-        raise ReplayError(f"seat {seat} played after it was frozen")
-    if kind == FROZEN and not frozen[seat]:
-        if not may_freeze[seat]:
-            raise ReplayError(f"seat {seat} is marked frozen but never faulted enough to be frozen")
-        freeze(seat)
-    message = wire.turn_message(state, [])
-    if kind is None:
-        try:
-            action = wire.parse_answer(answer, state)
-        except AnswerError as exc:
-            raise ReplayError(f"recorded answer rejected: {exc}") from None
-        except AttributeError:
-            raise ReplayError("a turn without a fault needs an answer") from None
-    else:
-        if kind == INVALID and answer is not None and _is_legal(wire, state, answer):
-            raise ReplayError(f"the answer {_show(answer)} is recorded as invalid but is a legal move")
-        action = state.default_action()
+    acting = list(state.acting_seats())
+    seats, answers, faults = turn.get("seats"), turn.get("answers"), turn.get("faults")
+    if seats != acting:
+        raise ReplayError(f"seats {_show(seats)} moved out of turn (seats {acting} were to move)")
+    if not isinstance(answers, list) or not isinstance(faults, list) \
+            or len(answers) != len(seats) or len(faults) != len(seats):
+        raise ReplayError("answers and faults are lists with one entry per seat")
+    kinds: dict[int, str | None] = {}
+    for seat, answer, fault in zip(seats, answers, faults, strict=True):
+        if answer is not None and (not isinstance(answer, str) or len(answer) > MAX_ANSWER_CHARS):
+            raise ReplayError(f"the answer {_show(answer)} is not text of at most "
+                              f"{MAX_ANSWER_CHARS} characters")
+        kind = _fault_kind(fault)
+        if kind == FROZEN and answer is not None:
+            raise ReplayError("a frozen bot is not asked, so it has no answer")
+        if frozen[seat] and kind != FROZEN:
+            raise ReplayError(f"seat {seat} played after it was frozen")
+        if kind == FROZEN and not frozen[seat]:
+            if not may_freeze[seat]:
+                raise ReplayError(f"seat {seat} is marked frozen but never faulted enough to be frozen")
+            freeze(seat)
+        kinds[seat] = kind
+    messages = {seat: wire.observation(state, seat, []) for seat in seats if kinds[seat] != FROZEN}
+    actions = {}
+    for seat, answer in zip(seats, answers, strict=True):
+        kind = kinds[seat]
+        if kind is None:
+            if answer is None:
+                raise ReplayError("a turn without a fault needs an answer")
+            try:
+                actions[seat] = wire.parse_answer(answer, state, seat)
+            except AnswerError as exc:
+                raise ReplayError(f"recorded answer rejected: {exc}") from None
+        else:
+            if kind == INVALID and answer is not None and _is_legal(wire, state, seat, answer):
+                raise ReplayError(f"the answer {_show(answer)} is recorded as invalid but is a legal move")
+            actions[seat] = state.default_action(seat)
     try:
-        changes = state.apply_action(action)
+        changes = state.apply_actions(actions)
     except AnswerError as exc:
         raise ReplayError(f"recorded answer is illegal: {exc}") from None
-    expected = {"seat": seat, "answer": answer, "fault": fault,
-                **wire.record_turn(message, state, action, changes)}
+    expected = {"seats": seats, "answers": answers, "faults": faults,
+                **wire.record_turn(state, messages, actions, changes)}
     difference = _difference(turn, expected, "")
     if difference:
         raise ReplayError(f"recorded {difference}")
-    if kind == FROZEN:
-        return
-    counted = kind in COUNTED_FAULTS or (kind == INVALID and state.invalid_is_fault)
-    consecutive[seat] = consecutive[seat] + 1 if counted else 0
-    may_freeze[seat] = kind == TIMEOUT
-    if consecutive[seat] >= state.fault_limit:
-        freeze(seat)
+    for seat in seats:
+        kind = kinds[seat]
+        if kind == FROZEN:
+            continue
+        counted = kind in COUNTED_FAULTS or (kind == INVALID and state.invalid_is_fault)
+        consecutive[seat] = consecutive[seat] + 1 if counted else 0
+        may_freeze[seat] = kind == TIMEOUT
+        if consecutive[seat] >= state.fault_limit:
+            freeze(seat)
 
 
-def _is_legal(wire: Any, state: Any, answer: str) -> bool:
+def _is_legal(wire: Any, state: Any, seat: int, answer: str) -> bool:
+    """Whether the answer parses and, played alone by its seat, is a legal move."""
+    try:
+        action = wire.parse_answer(answer, state, seat)
+    except AnswerError:
+        return False
+    if len(state.acting_seats()) > 1:
+        return True  # a simultaneous game takes every action that parses
     trial = state.copy()
     try:
-        trial.apply_action(wire.parse_answer(answer, trial))
+        trial.apply_actions({seat: action})
     except AnswerError:
         return False
     return True

@@ -1,14 +1,21 @@
-"""Series of games: which bots sit where on which seed, and how results add up.
+"""Series of games: the one series core of the native controller and the page's.
 
-Pure planning and bookkeeping, shared by the native controller (``engine.match``) and the
-page's controller (``web/main.py``). Atomas is played in the duplicate format (every bot
-plays every seed, mean score); Flit counts wins, with seats rotated across games.
+``series_steps`` loads the bots, plans the games (which bots sit where on which seed),
+steps each game's ``game_steps`` and says after each game how results add up, as a
+generator: ``engine.match`` (the CLI) and ``web/main.py`` (the page) only answer its calls.
+A one-player game (``spec.side_by_side``) is played in the duplicate format: every bot
+plays its own copy of every seed. Otherwise every game seats every bot, the seats rotated
+by one each game. ``summarize`` ranks by ``spec.scoring``: wins, or mean score.
 """
 
 from __future__ import annotations
 
+from collections.abc import Generator
 from dataclasses import dataclass
+from typing import Any
 
+from engine.bots.answer import BotAnswer
+from engine.driver import BotEvent, Call, Step, game_steps
 from engine.outcome import unique_winner
 from engine.session import SCHEMA_VERSION
 from engine.spec import GameSpec
@@ -36,20 +43,31 @@ def plan_series(spec: GameSpec, n_bots: int, first_seed: int, games: int) -> lis
     return plans
 
 
+@dataclass
+class GameFinished:
+    """Yielded after each game: its index in the plan, its record, and the summary of the
+    seeds every bot has played so far."""
+
+    index: int
+    record: dict
+    summary: dict
+
+
 def record_faults(record: dict) -> list[int]:
     """Faults per seat in a record (turns a frozen bot sat out are not counted again)."""
     counts = [0] * len(record["bots"])
     for turn in record["turns"]:
-        fault = turn.get("fault")
-        if fault and fault["kind"] != "frozen":
-            counts[turn["seat"]] += 1
+        for seat, fault in zip(turn["seats"], turn["faults"], strict=True):
+            if fault and fault["kind"] != "frozen":
+                counts[seat] += 1
     for seat, extra in enumerate(record.get("start_faults", [])):
         counts[seat] += extra
     return counts
 
 
-def summarize(n_bots: int, records: list[dict]) -> dict:
-    """Per-seed scores, winners and faults in bot order; mean scores and wins per bot."""
+def summarize(spec: GameSpec, n_bots: int, records: list[dict]) -> dict:
+    """Per-seed scores, winners and faults in bot order; mean scores and wins per bot; the
+    bots ranked best first by ``spec.scoring`` (ties: the other measure, then bot order)."""
     by_seed: dict[int, dict] = {}
     order: list[int] = []
     for record in records:
@@ -74,7 +92,12 @@ def summarize(n_bots: int, records: list[dict]) -> dict:
         round(sum(g["scores"][b] for g in games) / len(games), 3) if games else 0.0
         for b in range(n_bots)
     ]
-    return {"games": games, "mean_scores": mean_scores, "wins": wins}
+    if spec.scoring == "wins":
+        ranking = sorted(range(n_bots), key=lambda b: (-wins[b], -mean_scores[b], b))
+    else:
+        ranking = sorted(range(n_bots), key=lambda b: (-mean_scores[b], -wins[b], b))
+    return {"games": games, "mean_scores": mean_scores, "wins": wins, "scoring": spec.scoring,
+            "ranking": ranking}
 
 
 def series_document(spec: GameSpec, bot_names: list[str], records: list[dict],
@@ -87,5 +110,39 @@ def series_document(spec: GameSpec, bot_names: list[str], records: list[dict],
         **({"secret": secret} if secret is not None else {}),
         "bots": list(bot_names),
         "records": records,
-        "summary": summarize(len(bot_names), records),
+        "summary": summarize(spec, len(bot_names), records),
     }
+
+
+def series_steps(spec: GameSpec, settings: Any, bots: list[str], first_seed: int, games: int,
+                 load_errors: list[BotAnswer | None] | None = None, secret: str | None = None,
+                 ) -> Generator[Step | GameFinished, Any, dict]:
+    """Play a series of ``games`` seeds from ``first_seed`` between the named ``bots``.
+
+    Yields what ``game_steps`` yields, and a ``GameFinished`` after each game; returns the
+    series document. With ``load_errors`` None it first yields a ``Call(bot, "load", ...)``
+    per bot (answer: the ``BotAnswer`` of loading its code; an error freezes the bot in every
+    game); otherwise ``load_errors[bot]`` is that answer when it failed, else None.
+    """
+    plans = plan_series(spec, len(bots), first_seed, games)
+    if load_errors is None:
+        load_errors = []
+        for index in range(len(bots)):
+            answer = yield Call(index, "load", {"game": spec.name}, -1)
+            if not isinstance(answer, BotAnswer):
+                answer = BotAnswer(error="the bot did not load")
+            load_errors.append(answer if answer.error else None)
+            if answer.error:
+                yield BotEvent(index, "error", answer.error, answer.line)
+    records: list[dict] = []
+    scored: list[dict] = []  # complete seeds' records, fault-free turns left out
+    waiting: list[dict] = []  # records of a seed not every bot has played yet
+    for index, plan in enumerate(plans):
+        record = yield from game_steps(spec, settings, plan, bots, load_errors, secret)
+        records.append(record)
+        waiting.append({**record, "turns": [t for t in record["turns"] if any(t["faults"])]})
+        if index + 1 == len(plans) or plans[index + 1].game_number != plan.game_number:
+            scored.extend(waiting)
+            waiting = []
+        yield GameFinished(index, record, summarize(spec, len(bots), scored))
+    return series_document(spec, bots, records, secret)

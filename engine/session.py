@@ -1,9 +1,11 @@
 """One game between seats as a step machine, whatever carries the messages to the bots.
 
-The session decides whom to ask and what to tell them, classifies each reply (invalid,
-error, time-out), applies the game's fault policy and builds the replay record. It never
-waits: CPython drives it with plain calls (``engine.match``), the page's worker with
-``await`` between ``next_request()`` and ``submit()``.
+The session decides whom to ask each turn (every acting seat that is not frozen) and what
+to tell each of them, classifies each reply (invalid, error, time-out), applies the game's
+fault policy, plays the turn once with every acting seat's action, and builds the replay
+record. It never waits: ``engine.driver.game_steps`` wraps it in a generator that the
+native controller (``engine.match``) answers with plain calls and the page's controller
+(``web/main.py``) with ``await``s, asking a turn's bots in parallel if it likes.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from engine.errors import AnswerError
 from engine.outcome import Fault, FaultKind, Outcome
 from engine.spec import GameSpec
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 MAX_ANSWER_CHARS = 200
 MAX_ERROR_CHARS = 4_000  # a fault's message, in the record and the console
 GAME_ERROR_CHARS = 100_000  # of one seat's fault messages per game; past it, each is short
@@ -44,10 +46,17 @@ class Reply:
 
 @dataclass
 class TurnResult:
-    seat: int
-    fault: Fault | None
-    frozen_now: bool
+    """One turn played: its record, the faults of the seats asked (not of frozen seats
+    that sat it out), and the seats this turn froze."""
+
     turn: dict = field(repr=False)
+    faults: dict[int, Fault]
+    frozen_now: list[int]
+
+
+FROZEN_FAULT = Fault(FaultKind.FROZEN, "frozen: not asked")
+NO_REPLY = Reply(no_answer=True)
+_READ_ERRORS = (ValueError, TypeError, ArithmeticError, RecursionError, MemoryError)
 
 
 class GameSession:
@@ -63,16 +72,16 @@ class GameSession:
         seats = len(bot_names)
         self.consecutive_faults = [0] * seats
         self.frozen = [False] * seats
-        self._log: list[list[int]] = []  # every change so far, for the bots' messages
-        self._cursor = [0] * seats
-        self._pending: Request | None = None
+        self._log: list[Any] = []  # each turn's changes, for the bots' messages
+        self._cursor = [0] * seats  # per seat: how much of the log it has been told
+        self._pending: list[Request] | None = None
         self.record: dict = {
             "schema_version": SCHEMA_VERSION,
             "kind": "game",
             "game": spec.name,
             "settings": settings.to_json(),
             "seed": seed,
-            **({"secret": secret} if secret is not None else {}),  # none: a version-1 record
+            **({"secret": secret} if secret is not None else {}),  # none: a record before secrets
             "bots": list(bot_names),
             "bot_index": list(bot_index if bot_index is not None else range(seats)),
             "start": self.wire.record_start(self.state),
@@ -95,30 +104,91 @@ class GameSession:
         return fault
 
     # -- turns ------------------------------------------------------------------------
-    def next_request(self) -> Request | None:
-        """The next bot to ask, playing frozen bots' turns on the way; None at the end."""
-        state = self.state
+    def next_requests(self) -> list[Request] | None:
+        """The requests of the next turn, one per acting seat that is not frozen, playing
+        turns where every acting seat is frozen on the way; None at the end."""
+        state, frozen, wire, log, cursor = self.state, self.frozen, self.wire, self._log, self._cursor
         while not state.is_terminal():
-            seat = state.current_player()
-            if not self.frozen[seat]:
-                changes = self._log[self._cursor[seat]:]
-                self._cursor[seat] = len(self._log)
-                self._pending = Request(seat, self.wire.turn_message(state, changes))
-                return self._pending
-            fault = Fault(FaultKind.FROZEN, "frozen: not asked")
-            self._play(seat, {}, None, fault, state.default_action())
+            seats = state.acting_seats()
+            requests = []
+            for seat in seats:
+                if not frozen[seat]:
+                    changes = log[cursor[seat]:]
+                    cursor[seat] = len(log)
+                    requests.append(Request(seat, wire.observation(state, seat, changes)))
+            if requests:
+                self._pending = requests
+                return requests
+            if not seats:
+                raise RuntimeError(f"{self.spec.name}: no seat acts, yet the game is not over")
+            self._play(seats, {}, {}, {seat: FROZEN_FAULT for seat in seats},
+                       {seat: state.default_action(seat) for seat in seats})
         self._finish()
         return None
 
-    def submit(self, reply: Reply) -> TurnResult:
-        """Play the pending request's turn from ``reply``; whatever the reply holds (it
-        comes from a bot), the turn is played, with a fault if the reply is bad."""
-        request = self._pending
-        if request is None:
+    def submit(self, replies: dict[int, Reply]) -> TurnResult:
+        """Play the pending turn from ``replies`` (by seat); whatever they hold (they come
+        from bots), the turn is played, with a fault for each bad or missing reply."""
+        requests = self._pending
+        if requests is None:
             raise RuntimeError("no request is pending")
         self._pending = None
-        seat = request.seat
         state = self.state
+        messages: dict[int, dict] = {}
+        answers: dict[int, str | None] = {}
+        faults: dict[int, Fault] = {}
+        counted: dict[int, bool] = {}  # seat -> whether its fault counts toward freezing
+        actions: dict[int, Any] = {}
+        for request in requests:
+            seat = request.seat
+            messages[seat] = request.message
+            reply = replies.get(seat, NO_REPLY)
+            answer, fault, counts, action = self._classify(seat, reply)
+            answers[seat] = answer
+            if fault is None:
+                actions[seat] = action
+            else:
+                faults[seat], counted[seat] = fault, counts
+                actions[seat] = state.default_action(seat)
+        seats = state.acting_seats()
+        if len(seats) != len(requests):
+            for seat in seats:
+                if seat not in messages:
+                    faults[seat] = FROZEN_FAULT
+                    actions[seat] = state.default_action(seat)
+        if len(requests) == 1 and not faults:
+            seat = requests[0].seat
+            try:
+                turn = self._play(seats, messages, answers, faults, actions)
+            except AnswerError as exc:  # the one move was illegal: played as the default
+                fault = Fault(FaultKind.INVALID, str(exc))
+                faults[seat], counted[seat] = fault, state.invalid_is_fault
+                actions[seat] = state.default_action(seat)
+            except _READ_ERRORS as exc:
+                faults[seat], counted[seat] = _unreadable(exc), state.invalid_is_fault
+                actions[seat] = state.default_action(seat)
+            else:
+                self.consecutive_faults[seat] = 0
+                return TurnResult(turn, faults, [])
+        turn = self._play(seats, messages, answers, faults, actions)
+        frozen_now = []
+        for request in requests:
+            seat = request.seat
+            if seat not in faults:
+                self.consecutive_faults[seat] = 0
+                continue
+            self.consecutive_faults[seat] = self.consecutive_faults[seat] + 1 if counted[seat] else 0
+            if replies.get(seat, NO_REPLY).no_answer is True \
+                    or self.consecutive_faults[seat] >= state.fault_limit:
+                self._freeze(seat)
+                frozen_now.append(seat)
+        return TurnResult(turn, {s: f for s, f in faults.items() if f is not FROZEN_FAULT}, frozen_now)
+
+    def _classify(self, seat: int, reply: Reply) -> tuple[str | None, Fault | None, bool, Any]:
+        """(the answer as recorded, the fault or None, whether it counts, the action)."""
+        state = self.state
+        if not isinstance(reply, Reply):
+            return None, Fault(FaultKind.INVALID, "no reply"), state.invalid_is_fault, None
         answer = reply.answer
         bad_answer = None
         if answer is not None and not isinstance(answer, str):
@@ -131,40 +201,22 @@ class GameSession:
             error = self._within_budget(seat, error)
         line = reply.line if isinstance(reply.line, int) and not isinstance(reply.line, bool) else None
         elapsed_ms = reply.elapsed_ms if isinstance(reply.elapsed_ms, int | float) else 0.0
-        fault: Fault | None = None
-        counts = True  # toward the consecutive faults that freeze a bot
         if reply.no_answer:
-            fault = Fault(FaultKind.TIMEOUT, "no answer within the hard limit; the bot was stopped")
-        elif error is not None:
-            fault = Fault(FaultKind.ERROR, error, line)
-        elif elapsed_ms > self.time_limit_ms:
-            fault = Fault(FaultKind.TIMEOUT,
-                          f"answered in {elapsed_ms:.0f} ms, over the {self.time_limit_ms} ms limit")
-        elif answer is None:
-            fault = Fault(FaultKind.INVALID, bad_answer or "no answer")
-            counts = state.invalid_is_fault
-        else:
-            try:
-                action = self.wire.parse_answer(answer, state)
-                result = self._play(seat, request.message, answer, None, action)
-            except AnswerError as exc:
-                fault = Fault(FaultKind.INVALID, str(exc))
-                counts = state.invalid_is_fault
-            except (ValueError, TypeError, ArithmeticError, RecursionError, MemoryError) as exc:
-                fault = Fault(FaultKind.INVALID, _error_text(f"the answer could not be read: {exc!r}"))
-                counts = state.invalid_is_fault
-            else:
-                self.consecutive_faults[seat] = 0
-                return result
-        if counts:
-            self.consecutive_faults[seat] += 1
-        else:
-            self.consecutive_faults[seat] = 0
-        result = self._play(seat, request.message, answer, fault, state.default_action())
-        if reply.no_answer or self.consecutive_faults[seat] >= state.fault_limit:
-            self._freeze(seat)
-            result.frozen_now = True
-        return result
+            return answer, Fault(FaultKind.TIMEOUT, "no answer within the hard limit; the bot was "
+                                 "stopped"), True, None
+        if error is not None:
+            return answer, Fault(FaultKind.ERROR, error, line), True, None
+        if elapsed_ms > self.time_limit_ms:
+            return answer, Fault(FaultKind.TIMEOUT, f"answered in {elapsed_ms:.0f} ms, over the "
+                                 f"{self.time_limit_ms} ms limit"), True, None
+        if answer is None:
+            return None, Fault(FaultKind.INVALID, bad_answer or "no answer"), state.invalid_is_fault, None
+        try:
+            return answer, None, False, self.wire.parse_answer(answer, state, seat)
+        except AnswerError as exc:
+            return answer, Fault(FaultKind.INVALID, str(exc)), state.invalid_is_fault, None
+        except _READ_ERRORS as exc:
+            return answer, _unreadable(exc), state.invalid_is_fault, None
 
     def _within_budget(self, seat: int, error: str) -> str:
         """Keep one seat's fault messages within ``GAME_ERROR_CHARS`` a game."""
@@ -175,18 +227,19 @@ class GameSession:
         spent[seat] = used + len(error)
         return error
 
-    def _play(self, seat: int, message: dict, answer: str | None, fault: Fault | None,
-              action: Any) -> TurnResult:
+    def _play(self, seats: tuple[int, ...], messages: dict[int, dict], answers: dict[int, str | None],
+              faults: dict[int, Fault], actions: dict[int, Any]) -> dict:
+        """Apply the turn once and record it; an ``AnswerError`` leaves nothing changed."""
         state = self.state
-        changes = state.apply_action(action)
-        if changes:
-            self._log.extend(changes)
-        turn = {"seat": seat, "answer": answer, "fault": fault.to_json() if fault else None}
-        turn.update(self.wire.record_turn(message, state, action, changes))
+        changes = state.apply_actions(actions)
+        self._log.append(changes)
+        turn = {"seats": list(seats), "answers": [answers.get(s) for s in seats],
+                "faults": [faults[s].to_json() if s in faults else None for s in seats]}
+        turn.update(self.wire.record_turn(state, messages, actions, changes))
         self.record["turns"].append(turn)
         if state.is_terminal():
             self._finish()
-        return TurnResult(seat, fault, False, turn)
+        return turn
 
     def _freeze(self, seat: int) -> None:
         self.frozen[seat] = True
@@ -201,6 +254,10 @@ class GameSession:
     @property
     def outcome(self) -> Outcome | None:
         return self.state.outcome
+
+
+def _unreadable(exc: BaseException) -> Fault:
+    return Fault(FaultKind.INVALID, _error_text(f"the answer could not be read: {exc!r}") or "")
 
 
 def _error_text(error: object) -> str | None:

@@ -12,11 +12,12 @@ import time
 
 import pytest
 
-from engine.bots.native import CommandBot, HostedBot, InProcessBot, hard_limit_ms
+from engine.bots.native import CommandBot, HostedBot, InProcessBot
 from engine.bots.sandbox import Sandbox
 from engine.match import run_series
 from engine.registry import get_game
 from engine.replay import replay_record
+from engine.timing import hard_limit_ms
 
 ATOMAS = get_game("atomas")
 FLIT = get_game("flit")
@@ -51,11 +52,11 @@ def run(spec, bots, games=1, seed=1, **overrides):
 
 def seat_turns(record, bot=0):
     seat = record["bot_index"].index(bot)
-    return [t for t in record["turns"] if t["seat"] == seat]
+    return [t for t in record["turns"] if t["seats"][0] == seat]
 
 
 def kinds(turns):
-    return [t["fault"]["kind"] if t["fault"] else None for t in turns]
+    return [t["faults"][0]["kind"] if t["faults"][0] else None for t in turns]
 
 
 def texts(events, stream, bot=0):
@@ -97,8 +98,8 @@ def test_atomas_invalid_answers_freeze_after_five():
     record, events, document, _ = hosted_atomas("def move(view):\n    return 'banana'\n")
     assert len(record["turns"]) == 5
     assert_atomas_frozen_after(record, 5, "invalid")
-    assert all("banana" in t["fault"]["message"] for t in record["turns"])
-    assert all(t["answer"] == "banana" for t in record["turns"])
+    assert all("banana" in t["faults"][0]["message"] for t in record["turns"])
+    assert all(t["answers"][0] == "banana" for t in record["turns"])
     assert document["summary"]["games"][0]["faults"] == [5]
     assert "now frozen" in [e for e in events if e.stream == "fault"][-1].text
 
@@ -106,7 +107,7 @@ def test_atomas_invalid_answers_freeze_after_five():
 def test_atomas_out_of_range_answer_is_invalid_and_played_as_default():
     record, _, _, _ = hosted_atomas("def move(view):\n    return (99, True) if view.atom == '-' else 99\n")
     assert_atomas_frozen_after(record, 5, "invalid")
-    assert "out of range" in record["turns"][0]["fault"]["message"]
+    assert "out of range" in record["turns"][0]["faults"][0]["message"]
 
 
 def test_atomas_four_faults_in_a_row_do_not_freeze():
@@ -130,7 +131,7 @@ def test_atomas_exceptions_freeze_with_the_bots_error_and_line():
     record, events, _, _ = hosted_atomas(source)
     assert len(record["turns"]) == 5
     assert_atomas_frozen_after(record, 5, "error")
-    fault = record["turns"][0]["fault"]
+    fault = record["turns"][0]["faults"][0]
     assert fault["message"].startswith("KeyError: 'x'")
     assert fault["line"] == 2
     assert "line 2 in helper" in fault["message"]
@@ -156,7 +157,7 @@ def test_atomas_freeze_keeps_the_score_earned_before():
     assert len(turns) == 17
     assert kinds(turns[:12]) == [None] * 12
     assert_atomas_frozen_after(record, 5, "error")
-    assert "RuntimeError: tired" in turns[-1]["fault"]["message"]
+    assert "RuntimeError: tired" in turns[-1]["faults"][0]["message"]
 
 
 def test_atomas_slow_answers_time_out():
@@ -165,15 +166,15 @@ def test_atomas_slow_answers_time_out():
     record, events, _, _ = hosted_atomas(source, time_limit_ms=SHORT)
     assert len(record["turns"]) == 5
     assert_atomas_frozen_after(record, 5, "timeout")
-    assert "50 ms limit" in record["turns"][0]["fault"]["message"]
-    assert record["turns"][0]["answer"] is not None  # the late answer is kept in the record
+    assert "50 ms limit" in record["turns"][0]["faults"][0]["message"]
+    assert record["turns"][0]["answers"][0] is not None  # the late answer is kept in the record
 
 
 def test_atomas_infinite_loop_is_stopped_and_frozen():
     source = "def move(view):\n    while True:\n        pass\n"
     record, events, _, elapsed = hosted_atomas(source, time_limit_ms=SHORT)
     assert kinds(record["turns"]) == ["timeout"]
-    assert "hard limit" in record["turns"][0]["fault"]["message"]
+    assert "hard limit" in record["turns"][0]["faults"][0]["message"]
     assert record["result"]["termination"] == "frozen"
     assert hard_limit_ms(SHORT) / 1000 <= elapsed < hard_limit_ms(SHORT) / 1000 + 5
 
@@ -233,20 +234,20 @@ def test_atomas_script_exception_has_its_line():
     source = "line = input()\n\nraise ValueError('no idea')\n"
     record, _, _, _ = hosted_atomas(source)
     assert_atomas_frozen_after(record, 5, "error")
-    assert record["turns"][0]["fault"]["line"] == 3
-    assert "ValueError: no idea" in record["turns"][0]["fault"]["message"]
+    assert record["turns"][0]["faults"][0]["line"] == 3
+    assert "ValueError: no idea" in record["turns"][0]["faults"][0]["message"]
 
 
 def test_atomas_script_printing_nothing_is_invalid():
     record, _, _, _ = hosted_atomas("input()\n")
     assert_atomas_frozen_after(record, 5, "invalid")
-    assert record["turns"][0]["fault"]["message"] == "no answer"
+    assert record["turns"][0]["faults"][0]["message"] == "no answer"
 
 
 def test_atomas_script_reading_past_its_line_raises_eof():
     record, _, _, _ = hosted_atomas("input()\ninput()\nprint(0)\n")
     assert_atomas_frozen_after(record, 5, "error")
-    assert "EOFError" in record["turns"][0]["fault"]["message"]
+    assert "EOFError" in record["turns"][0]["faults"][0]["message"]
 
 
 def test_atomas_builtin_script_example_runs():
@@ -269,7 +270,7 @@ def test_flit_invalid_moves_do_not_count_toward_freezing():
 def test_flit_illegal_move_is_invalid_with_the_reason():
     source = "def move(view):\n    return (0, 0, 1, 1) if view[0, 0] != view.me else (5, 5, 6, 6)\n"
     record, _, _, _ = flit_vs_first(hosted_bot("bad", source))
-    fault = seat_turns(record)[0]["fault"]
+    fault = seat_turns(record)[0]["faults"][0]
     assert fault["kind"] == "invalid" and "colour 1" in fault["message"]
 
 
@@ -278,7 +279,8 @@ def test_flit_exceptions_freeze_and_the_bot_passes():
         hosted_bot("raiser", "def move(view):\n    raise ValueError('boom')\n"))
     mine = seat_turns(record)
     assert kinds(mine) == ["error"] * 5 + ["frozen"] * (len(mine) - 5)
-    assert mine[0]["fault"]["message"].startswith("ValueError: boom") and mine[0]["fault"]["line"] == 2
+    fault = mine[0]["faults"][0]
+    assert fault["message"].startswith("ValueError: boom") and fault["line"] == 2
     assert all(t["move"] is None for t in mine)
     assert record["result"]["termination"] == "max_turns"  # the other bot keeps playing
     assert any(t["move"] for t in seat_turns(record, 1))
@@ -365,7 +367,7 @@ def test_flit_script_exception_freezes_with_its_line():
     record, _, _, _ = flit_vs_first(hosted_bot("div", source))
     mine = seat_turns(record)
     assert kinds(mine)[:6] == ["error"] * 5 + ["frozen"]
-    assert "ZeroDivisionError" in mine[0]["fault"]["message"] and mine[0]["fault"]["line"] == 4
+    assert "ZeroDivisionError" in mine[0]["faults"][0]["message"] and mine[0]["faults"][0]["line"] == 4
 
 
 def test_flit_builtin_script_example_runs_hosted():
@@ -406,13 +408,13 @@ def test_atomas_command_bot_plays(tmp_path):
 def test_atomas_command_bot_garbage_is_invalid(tmp_path):
     record, events, _ = command_atomas(tmp_path, "#!/bin/sh\nread line\necho 'hello world'\n")
     assert_atomas_frozen_after(record, 5, "invalid")
-    assert "hello world" in record["turns"][0]["fault"]["message"]
+    assert "hello world" in record["turns"][0]["faults"][0]["message"]
 
 
 def test_atomas_command_bot_crash_is_an_error(tmp_path):
     record, events, _ = command_atomas(tmp_path, "#!/bin/sh\necho oops >&2\nexit 3\n")
     assert_atomas_frozen_after(record, 5, "error")
-    assert "code 3" in record["turns"][0]["fault"]["message"]
+    assert "code 3" in record["turns"][0]["faults"][0]["message"]
     assert "oops" in texts(events, "stderr")
 
 
@@ -451,7 +453,7 @@ def test_flit_command_bot_that_exits_is_frozen(tmp_path):
     mine = seat_turns(record)
     assert kinds(mine)[:6] == ["error"] * 5 + ["frozen"]
     assert elapsed < hard_limit_ms(FAST) / 1000  # a dead program is not waited for
-    assert "exited" in mine[0]["fault"]["message"]
+    assert "exited" in mine[0]["faults"][0]["message"]
     assert "bye" in texts(events, "stderr")
 
 

@@ -125,8 +125,8 @@ def test_flit_command_bots_awk_and_sh(tmp_path, flit_awk_command):
     document = load_document(replay.read_text())
     for record in document["records"]:
         mover = record["bot_index"].index(0)
-        assert any(t["move"] for t in record["turns"] if t["seat"] == mover)
-        passer = [t for t in record["turns"] if t["seat"] != mover]
+        assert any(t["move"] for t in record["turns"] if t["seats"][0] == mover)
+        passer = [t for t in record["turns"] if t["seats"][0] != mover]
         assert all(t["move"] is None for t in passer)
 
 

@@ -131,7 +131,7 @@ def test_writing_passes_into_the_opponents_reply_pipe(tmp_path):
     # the victim's own moves were played: it moved every turn, never the forged pass
     record = json.loads(replay.read_text())["records"][0]
     victim_seat = record["bot_index"].index(1)
-    victim_turns = [t for t in record["turns"] if t["seat"] == victim_seat]
+    victim_turns = [t for t in record["turns"] if t["seats"][0] == victim_seat]
     assert victim_turns and all(t["move"] is not None for t in victim_turns)
 
 
@@ -419,8 +419,8 @@ def test_a_5_mb_exception_every_move_keeps_the_replay_small(tmp_path):
                         "--time-limit", 2000)
     document = load_document(replay.read_text())
     record = document["records"][0]
-    mine = [t for t in record["turns"] if t["seat"] == record["bot_index"].index(0)]
-    messages = [t["fault"]["message"] for t in mine if t["fault"]]
+    mine = [t for t in record["turns"] if t["seats"][0] == record["bot_index"].index(0)]
+    messages = [t["faults"][0]["message"] for t in mine if t["faults"][0]]
     assert len(messages) == 128 and all(m.startswith("ValueError: xxx") for m in messages)
     assert all("characters cut ...]" in m for m in messages)  # 640 MB of exception text raised
     assert replay.stat().st_size < 1_000_000

@@ -118,7 +118,7 @@ def test_atomas_round_trip():
         assert state.items == (record["turns"][-1]["board"] if record["turns"] else record["start"]["board"])
         assert state.score == record["result"]["scores"][0]
         assert state.moves == len(record["turns"])
-        kinds |= {t["fault"]["kind"] for t in record["turns"] if t["fault"]}
+        kinds |= {t["faults"][0]["kind"] for t in record["turns"] if t["faults"][0]}
     assert kinds == {"invalid"}  # faulted turns replay as the default move
 
 
@@ -136,7 +136,7 @@ def test_flit_round_trip():
         state = replay_record(record)
         assert state.cells == flit_board(record)
         assert list(state.returns()) == record["result"]["scores"]
-        faults = [t["fault"]["kind"] for t in record["turns"] if t["fault"]]
+        faults = [t["faults"][0]["kind"] for t in record["turns"] if t["faults"][0]]
         assert faults and set(faults) == {"invalid"}
         assert any(c == NEUTRAL for t in record["turns"] for _, _, c in t["changes"])
 
@@ -147,7 +147,7 @@ def test_flit_record_with_a_frozen_bot_replays():
             InProcessBot("stride", FLIT_STRIDE)]
     document = run_series(spec, spec.settings(max_turns=80, time_limit_ms=10_000), bots, 5, 1).document
     record = document["records"][0]
-    assert {t["fault"]["kind"] for t in record["turns"] if t["fault"]} == {"error", "frozen"}
+    assert {t["faults"][0]["kind"] for t in record["turns"] if t["faults"][0]} == {"error", "frozen"}
     state = replay_record(record)
     assert state.cells == flit_board(record)
 
@@ -176,13 +176,14 @@ def tampered(record, change):
 
 
 def set_answer(record, value):
-    turn = next(t for t in record["turns"] if t["fault"] is None and t["atom"] not in ("-", "C"))
-    turn["answer"] = value
+    turn = next(t for t in record["turns"] if t["faults"][0] is None and t["atom"] not in ("-", "C"))
+    turn["answers"][0] = value
 
 
 ATOMAS_TAMPERING = {
     "answer": lambda r: set_answer(r, "99"),
-    "minus answer": lambda r: next(t for t in r["turns"] if t["atom"] == "-").__setitem__("answer", "0 z"),
+    "minus answer": lambda r: next(t for t in r["turns"] if t["atom"] == "-")["answers"].__setitem__(
+        0, "0 z"),
     "unparseable answer": lambda r: set_answer(r, "zero"),
     "board": lambda r: r["turns"][3]["board"].append(1),
     "score": lambda r: r["turns"][-1].__setitem__("score", r["turns"][-1]["score"] + 1),
@@ -193,12 +194,12 @@ ATOMAS_TAMPERING = {
     "seed": lambda r: r.__setitem__("seed", r["seed"] + 1),
     "truncated": lambda r: r["turns"].pop(),
     "extra turn": lambda r: r["turns"].append(dict(r["turns"][-1])),
-    "seat": lambda r: r["turns"][0].__setitem__("seat", 1),
+    "seat": lambda r: r["turns"][0]["seats"].__setitem__(0, 1),
     "game": lambda r: r.__setitem__("game", "chess"),
     "settings": lambda r: r["settings"].__setitem__("bogus", 1),
     "max_moves": lambda r: r["settings"].__setitem__("max_moves", 3),
-    "missing answer": lambda r: r["turns"][2].pop("answer"),
-    "missing seat": lambda r: r["turns"][2].pop("seat"),
+    "missing answer": lambda r: r["turns"][2].pop("answers"),
+    "missing seat": lambda r: r["turns"][2].pop("seats"),
     "turns not a list": lambda r: r.__setitem__("turns", 5),
     "no result": lambda r: r.pop("result"),
 }
@@ -293,6 +294,22 @@ def test_golden_record(name):
     replay_record(golden)  # the golden record is itself valid under today's rules
 
 
+V1_GOLDEN = GOLDEN / "v1"
+
+
+@pytest.mark.parametrize("name", sorted(GOLDEN_GAMES))
+def test_version_1_golden_opens_verifies_and_is_todays_game(name):
+    """A version-1 file (one seat a turn) still opens: it verifies, and read as version 2 it
+    is exactly the game today's engine plays."""
+    text = (V1_GOLDEN / name).read_text(encoding="utf-8")
+    assert json.loads(text)["schema_version"] == 1
+    document = verify_document(text)
+    (record,) = document["records"]
+    assert record["schema_version"] == 2 and "seats" in record["turns"][0]
+    assert record == GOLDEN_GAMES[name]()
+    replay_record(json.loads(text))
+
+
 # -- verifying whole files (what the CLI's `replay` and the page run on an opened file) -----------
 @pytest.fixture(scope="module")
 def atomas_document():
@@ -317,7 +334,7 @@ def test_golden_files_verify(name):
     document = verify_document(text)
     record = json.loads(text)
     assert document["records"] == [record]
-    assert document["summary"] == summarize(len(record["bots"]), [record])
+    assert document["summary"] == summarize(get_game(record["game"]), len(record["bots"]), [record])
 
 
 def test_honest_series_verify_with_their_summary(atomas_document, flit_document):
@@ -344,7 +361,7 @@ def test_forged_result_and_summary_together_are_refused(flit_document):
     forged = copy.deepcopy(flit_document)
     record = forged["records"][1]
     record["result"]["scores"] = [999, 0]
-    forged["summary"] = summarize(2, forged["records"])  # consistent with the forged result
+    forged["summary"] = summarize(get_game(forged["game"]), 2, forged["records"])  # forged too
     assert refusal(forged).startswith("record 2: result differs: result.scores[0] is 999")
 
 
@@ -370,7 +387,7 @@ def test_an_atomas_item_named_constructor_is_refused(atomas_document, where):
     elif where == "turn atom":
         record["turns"][3]["atom"] = "constructor"
     else:
-        record["turns"][3]["answer"] = "constructor"
+        record["turns"][3]["answers"][0] = "constructor"
     assert refusal(forged).startswith("record 1")
 
 
@@ -450,14 +467,14 @@ def test_an_invented_freeze_is_refused(atomas_document, flit_document):
     assert "ends before the game does" in refusal(forged)
     forged = copy.deepcopy(flit_document)
     turn = forged["records"][0]["turns"][20]
-    turn.update(answer=None, fault={"kind": "frozen", "message": "frozen: not asked"})
+    turn.update(answers=[None], faults=[{"kind": "frozen", "message": "frozen: not asked"}])
     assert "marked frozen" in refusal(forged)
 
 
 def test_a_legal_answer_recorded_as_invalid_is_refused(flit_document):
     forged = copy.deepcopy(flit_document)
     turn = next(t for t in forged["records"][0]["turns"] if t["move"])
-    turn["fault"] = {"kind": "invalid", "message": "made up"}
+    turn["faults"][0] = {"kind": "invalid", "message": "made up"}
     assert "recorded as invalid but is a legal move" in refusal(forged)
 
 
@@ -500,7 +517,8 @@ def test_junk_anywhere_is_a_replay_error_never_a_crash():
                 except ReplayError:
                     refused += 1
                 else:  # only harmless text (a fault message, a bot name used consistently) passes
-                    assert verified["summary"] == summarize(len(verified["bots"]), verified["records"])
+                    spec = get_game(verified["game"])
+                    assert verified["summary"] == summarize(spec, len(verified["bots"]), verified["records"])
     assert tried > 1000 and refused / tried > 0.9
 
 
@@ -517,7 +535,7 @@ def test_cli_replay_verifies_and_prints_the_summary(tmp_path, flit_document):
     assert done.returncode == 0, done.stderr
     out = json.loads(done.stdout)
     assert out["verified"] is True and out["bots"] == ["stride", "hunter"] and out["records"] == 3
-    assert {k: out[k] for k in ("games", "mean_scores", "wins")} == flit_document["summary"]
+    assert {k: out[k] for k in flit_document["summary"]} == flit_document["summary"]
     table = replay_cli(GOLDEN / "atomas_seed1_lookahead.json")
     assert table.returncode == 0 and "lookahead" in table.stdout and "62" in table.stdout
 

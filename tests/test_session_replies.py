@@ -37,32 +37,32 @@ class Unprintable:
 ])
 def test_a_bad_reply_is_a_fault_never_an_exception(reply, kind, message):
     game = session()
-    assert game.next_request() is not None
-    played = game.submit(reply)
+    assert game.next_requests() is not None
+    played = game.submit({0: reply})
     assert len(game.record["turns"]) == 1
-    assert played.fault.kind.value == kind and message in played.fault.message
-    assert played.fault.line is None
+    assert played.faults[0].kind.value == kind and message in played.faults[0].message
+    assert played.faults[0].line is None
     json.dumps(game.record)  # the record stays writable as JSON
-    assert game.next_request() is not None  # and the game goes on
+    assert game.next_requests() is not None  # and the game goes on
 
 
 def test_fault_text_is_capped_per_move_and_per_game():
     game = session()
     sizes = []
-    while game.next_request() is not None:
-        played = game.submit(Reply(error="E" * 5_000_000))
-        sizes.append(len(played.fault.message))
+    while game.next_requests() is not None:
+        played = game.submit({0: Reply(error="E" * 5_000_000)})
+        sizes.append(len(played.faults[0].message))
     assert len(sizes) == 5  # then frozen
     assert max(sizes) < MAX_ERROR_CHARS + 100
-    assert "[... 4996000 characters cut ...]" in game.record["turns"][0]["fault"]["message"]
+    assert "[... 4996000 characters cut ...]" in game.record["turns"][0]["faults"][0]["message"]
 
 
 def test_fault_text_past_the_game_budget_is_short():
     game = session()
-    game.next_request()
+    game.next_requests()
     game._within_budget(0, "x" * GAME_ERROR_CHARS)
-    played = game.submit(Reply(error="E" * 10_000))
-    assert len(played.fault.message) < 300 and "characters cut" in played.fault.message
+    played = game.submit({0: Reply(error="E" * 10_000)})
+    assert len(played.faults[0].message) < 300 and "characters cut" in played.faults[0].message
 
 
 def test_output_budget_drops_past_the_game_total_and_says_how_much():

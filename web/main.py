@@ -1,8 +1,9 @@
 """The page's match controller, running in the controller Worker under Pyodide.
 
-It steps the engine's ``game_steps`` exactly as the native controller does, but each bot
-call is an ``await`` on a message to that bot's own Worker (``arena_bridge.ask``, defined
-in ``web/src/controller_worker.js``, which measures the time and stops silent bots).
+It answers the engine's one series core, ``series_steps``, as the native controller does
+(``engine.match``), but each bot call is an ``await`` on a message to that bot's own Worker
+(``arena_bridge.ask``, defined in ``web/src/controller_worker.js``, which measures the time and
+stops silent bots).
 Everything the page shows arrives as ``arena_bridge.post`` events (docs/architecture.md).
 
 A bot's reply is untrusted: the controller Worker parses it in JavaScript and hands this
@@ -18,13 +19,13 @@ import json
 import arena_bridge  # registered by controller_worker.js
 
 from engine.bots.answer import BotAnswer
-from engine.bots.native import hard_limit_ms
 from engine.bots.reply import answer_from_reply
-from engine.driver import BotEvent, Call, GameStarted, TurnPlayed, TurnReply, game_steps
+from engine.driver import BotEvent, Call, Calls, GameStarted, TurnPlayed, TurnReply
 from engine.games.randomness import check_secret, new_secret
 from engine.registry import games, get_game
 from engine.replay import ReplayError, verify_document
-from engine.series import plan_series, series_document, summarize
+from engine.series import GameFinished, series_steps
+from engine.timing import hard_limit_ms
 
 LOAD_LIMIT_MS = 20_000
 FLUSH_MS = 50  # send the viewer new turns at most this often
@@ -101,59 +102,20 @@ class Controller:
     async def _run(self, run: int, request: dict) -> None:
         spec = get_game(str(request.get("game")))
         bots = request.get("bots") or []
-        given = request.get("settings") if isinstance(request.get("settings"), dict) else {}
-        base = spec.settings(request.get("preset") or None)
-        overrides = {key: _int_or_none(value) for key, value in given.items() if hasattr(base, key)}
-        if spec.players_setting:
-            overrides[spec.players_setting] = len(bots)
-        settings = spec.settings(request.get("preset") or None, **overrides)
+        settings = spec.settings(request.get("preset") or None, **run_settings(spec, request, len(bots)))
         seed = _int_or_none(request.get("seed"))
         secret = _run_secret(request.get("secret"))
-        plans = plan_series(spec, len(bots), seed if seed is not None else 0,
-                            _int_or_none(request.get("games")) or 1)
         names = [str(b.get("name") or f"Bot {i + 1}")[:40] for i, b in enumerate(bots)]
-        sources = [self._source(spec.name, str(b.get("code") or "")) for b in bots]
+        sources = [self._source(spec, str(b.get("code") or "")) for b in bots]
+        steps = series_steps(spec, settings, names, seed if seed is not None else 0,
+                             _int_or_none(request.get("games")) or 1, None, secret)
 
         self.turn_ms = [[] for _ in bots]
         self.awaited_ms = 0.0
         run_began = arena_bridge.now()
         await arena_bridge.prepare(len(bots))
-        load_errors: list[BotAnswer | None] = []
-        for slot, source in enumerate(sources):
-            too_big = code_too_big(source)
-            if too_big:
-                answer, silent = BotAnswer(error=too_big), False
-            else:
-                answer, _, silent = await self._call(
-                    run, slot, {"op": "load", "game": spec.name, "name": names[slot], "code": source},
-                    LOAD_LIMIT_MS)
-            if silent:
-                answer = BotAnswer(error="the bot did not finish loading in time")
-            load_errors.append(answer if answer.error else None)
-            if answer.error:
-                _console(run, BotEvent(slot, "error", answer.error, answer.line))
-
         hard = hard_limit_ms(settings.time_limit_ms)
-        records: list[dict] = []
-        scored: list[dict] = []  # the records as the live summary reads them
-        seeds = plans[-1].game_number + 1
-        for index, plan in enumerate(plans):  # Atomas: each bot plays each seed in turn
-            records.append(await self._play(run, spec, settings, plan, names, load_errors, index, hard,
-                                            secret))
-            scored.append(_scored(records[-1]))
-            if index + 1 == len(plans) or plans[index + 1].game_number != plan.game_number:
-                _post({"type": "progress", "run": run, "done": plan.game_number + 1, "total": seeds})
-                summary = _scoring(spec, summarize(len(names), scored))
-                _post({"type": "summary", "run": run, "summary": summary})
-        document = series_document(spec, names, records, secret)
-        _post({"type": "done", "run": run, "series": _scoring(spec, document["summary"]), "secret": secret,
-               "timing": [_percentiles(times) for times in self.turn_ms],
-               "wall_ms": arena_bridge.now() - run_began, "awaited_ms": self.awaited_ms})
-
-    async def _play(self, run: int, spec, settings, plan, names: list[str],
-                    load_errors: list[BotAnswer | None], index: int, hard: int, secret: str) -> dict:
-        """One game, streamed to the page as record ``index``; returns its record."""
-        steps = game_steps(spec, settings, plan, names, load_errors, secret)
+        index = 0  # the game being played, as the page numbers records
         pending: list[dict] = []
         last_flush = last_yield = arena_bridge.now()
         value = None
@@ -170,21 +132,18 @@ class Controller:
             try:
                 step = steps.send(value)
             except StopIteration as done:
-                record = done.value
+                document = done.value
                 break
             value = None
-            if isinstance(step, Call):
-                if step.op == "turn":
-                    answer, elapsed, silent = await self._call(
-                        run, step.bot, {"op": "turn", "message": step.message}, hard)
-                    value = TurnReply(answer, elapsed, silent)
-                    self.turn_ms[step.bot].append(elapsed)
+            if isinstance(step, Calls):
+                value = await self._turn(run, step, hard)
+            elif isinstance(step, Call):
+                if step.op == "load":
+                    value = await self._load(run, step.bot, spec, names[step.bot], sources[step.bot])
                 else:
                     answer, _, silent = await self._call(
                         run, step.bot, {"op": step.op, "message": step.message}, LOAD_LIMIT_MS)
-                    if silent:
-                        answer = BotAnswer(error=f"no reply to '{step.op}'")
-                    value = answer
+                    value = BotAnswer(error=f"no reply to '{step.op}'") if silent else answer
             elif isinstance(step, TurnPlayed):
                 pending.append(step.turn)
                 now = arena_bridge.now()
@@ -196,27 +155,67 @@ class Controller:
             elif isinstance(step, GameStarted):
                 header = {k: v for k, v in step.record.items() if k not in ("turns", "result")}
                 _post({"type": "record_start", "run": run, "index": index, "record": header})
-        if pending:
-            _post({"type": "turns", "run": run, "index": index, "turns": pending})
-        _post({"type": "record_end", "run": run, "index": index, "result": record["result"]})
-        return record
+            elif isinstance(step, GameFinished):
+                if pending:
+                    _post({"type": "turns", "run": run, "index": index, "turns": pending})
+                    pending = []
+                _post({"type": "record_end", "run": run, "index": index, "result": step.record["result"]})
+                _post({"type": "summary", "run": run, "summary": step.summary})
+                index += 1
+        _post({"type": "done", "run": run, "series": document["summary"], "secret": secret,
+               "timing": [_percentiles(times) for times in self.turn_ms],
+               "wall_ms": arena_bridge.now() - run_began, "awaited_ms": self.awaited_ms})
+
+    async def _load(self, run: int, slot: int, spec, name: str, source: str) -> BotAnswer:
+        too_big = code_too_big(source)
+        if too_big:
+            return BotAnswer(error=too_big)
+        answer, _, silent = await self._call(
+            run, slot, {"op": "load", "game": spec.name, "name": name, "code": source}, LOAD_LIMIT_MS)
+        return BotAnswer(error="the bot did not finish loading in time") if silent else answer
+
+    async def _turn(self, run: int, calls: Calls, hard: int) -> dict[int, TurnReply]:
+        """One turn's questions; each bot's Worker is asked in turn (a bot's round trip is
+        timed on its own, so asking in parallel would change no result)."""
+        replies = {}
+        for call in calls.calls:
+            answer, elapsed, silent = await self._call(
+                run, call.bot, {"op": "turn", "message": call.message}, hard)
+            replies[call.seat] = TurnReply(answer, elapsed, silent)
+            self.turn_ms[call.bot].append(elapsed)
+        return replies
 
     @staticmethod
-    def _source(game: str, code: str) -> str:
+    def _source(spec, code: str) -> str:
         if code.strip().startswith("builtin:"):
-            return get_game(game).example_source(code.strip().split(":", 1)[1].strip())
+            return spec.example_source(code.strip().split(":", 1)[1].strip())
         return code
+
+
+def run_settings(spec, request: dict, n_bots: int) -> dict:
+    """The settings a run request overrides: ``settings: {key: value}`` for the spec's
+    editable fields (a key the game does not have is refused), the number of players from
+    the bots, and the transition's flat ``time_limit_ms``/``max_moves`` keys."""
+    overrides: dict = {}
+    for item in spec.fields:
+        if item.key in request:  # the request shape before ``settings``
+            overrides[item.key] = _int_or_none(request.get(item.key))
+    given = request.get("settings") or {}
+    if not isinstance(given, dict):
+        raise ValueError("settings is an object of field: value")
+    for key, value in given.items():
+        if spec.field(key) is None:
+            raise ValueError(f"{spec.title} has no setting {key!r}; "
+                             f"it has {', '.join(f.key for f in spec.fields)}")
+        overrides[key] = _int_or_none(value)
+    if spec.players_setting:
+        overrides[spec.players_setting] = n_bots
+    return overrides
 
 
 def _console(run: int, event: BotEvent) -> None:
     _post({"type": "console", "run": run, "bot": event.bot, "stream": event.stream,
            "text": event.text[:MAX_TEXT], "line": event.line})
-
-
-def _scored(record: dict) -> dict:
-    """A finished record without its fault-free turns: all the series summary reads, so the
-    live results (the engine's, after every game) cost nothing like re-reading every turn."""
-    return {**record, "turns": [turn for turn in record["turns"] if turn.get("fault")]}
 
 
 def _percentiles(times: list[float]) -> dict:
@@ -247,14 +246,6 @@ def _int_or_none(value: object) -> int | None:
 
 
 controller = Controller()
-
-
-def _scoring(spec, summary: dict) -> dict:
-    """(Until the engine's series core summarises by the spec's scoring.)"""
-    scoring = spec.scoring
-    by_mean = scoring == "mean_score"
-    key = (lambda b: -summary["mean_scores"][b]) if by_mean else (lambda b: -summary["wins"][b])
-    return {**summary, "scoring": scoring, "ranking": sorted(range(len(summary["wins"])), key=key)}
 
 
 def examples_json() -> str:

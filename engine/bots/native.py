@@ -30,16 +30,12 @@ from engine.bots.runners import FunctionRunner, OneShotScriptRunner
 from engine.bots.sandbox import ENGINE_ROOT, Jail, Sandbox, Unsandboxed, kill_group
 from engine.driver import TurnReply
 from engine.registry import get_game
+from engine.timing import hard_limit_ms
 
 __all__ = ["ENGINE_ROOT", "CommandBot", "HostedBot", "InProcessBot", "hard_limit_ms"]
 
 MAX_COMMAND_LINE = 1 << 16  # bytes in one line a command bot prints (an answer is short)
 START_WAIT_MS = 10_000  # for a bot host to start and load its code
-
-
-def hard_limit_ms(time_limit_ms: int) -> int:
-    """How long to wait before a silent bot is stopped: 10x the limit, at least 2 s."""
-    return max(2000, 10 * time_limit_ms)
 
 
 class InProcessBot:

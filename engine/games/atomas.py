@@ -10,6 +10,7 @@ Text parsing lives in ``engine.wire.atomas``; drawing in the page's renderer.
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 
 from engine.errors import GameOverError, IllegalMoveError
@@ -89,7 +90,14 @@ class AtomasState:
             return list(range(n))
         return list(range(max(n, 1)))
 
-    def default_action(self) -> Action:
+    def acting_seats(self) -> tuple[int, ...]:
+        return () if self.outcome is not None else (0,)
+
+    def apply_actions(self, actions: Mapping[int, Action]) -> None:
+        """The common turn API: the one seat's action (Atomas reports no changes)."""
+        self.apply_action(actions[0])
+
+    def default_action(self, seat: int = 0) -> Action:
         """What a faulted move is played as: gap 0, ``0 n`` or ``0``."""
         return (0, False) if self.atom == MINUS else 0
 

@@ -10,6 +10,7 @@ neutral's square and its chance, so the stream never depends on the moves.
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from functools import cache
 
@@ -112,7 +113,14 @@ class FlitState:
     def returns(self) -> tuple[int, ...]:
         return tuple(self.counts[1 : self.num_players + 1])
 
-    def default_action(self) -> Move:
+    def acting_seats(self) -> tuple[int, ...]:
+        return () if self.outcome is not None else (self.player,)
+
+    def apply_actions(self, actions: Mapping[int, Move]) -> list[Change]:
+        """The common turn API: the player to move's action; returns the changed squares."""
+        return self.apply_action(actions[self.player])
+
+    def default_action(self, seat: int = 0) -> Move:
         return (0, 0, 0, 0)
 
     def freeze(self, seat: int) -> None:

@@ -9,6 +9,7 @@ from engine.errors import InvalidAnswerError
 from engine.games import atomas as rules
 from engine.games.atomas import BLACK, CLONE, MINUS, PLUS, Action, Atom, AtomasSettings, AtomasState, Item
 from engine.spec import GameSpec, Preset, SettingField
+from engine.wire import answer_text
 
 
 class AtomasView(NamedTuple):
@@ -22,7 +23,7 @@ def start_message(state: AtomasState, seat: int) -> dict:
     return {}
 
 
-def turn_message(state: AtomasState, changes: list) -> dict:
+def observation(state: AtomasState, seat: int, changes: list) -> dict:
     return {"atom": state.atom, "board": list(state.items)}
 
 
@@ -30,6 +31,10 @@ def message_lines(message: dict) -> list[str]:
     if "atom" not in message:
         return []
     return [f"{message['atom']}/{' '.join(str(x) for x in message['board'])}"]
+
+
+def message_argv(message: dict) -> list[str]:
+    return []
 
 
 def parse_item(token: str) -> Atom:
@@ -42,7 +47,7 @@ def parse_line(line: str) -> AtomasView:
     return AtomasView(parse_item(atom), tuple(parse_item(t) for t in items.split()))
 
 
-def parse_answer(text: str, state: AtomasState) -> Action:
+def parse_answer(text: str, state: AtomasState, seat: int = 0) -> Action:
     """Parse an answer for the state's atom; range checks are the rules' job."""
     parts = text.split()
     try:
@@ -74,8 +79,9 @@ def record_start(state: AtomasState) -> dict:
     return {"board": list(state.items), "score": state.score}
 
 
-def record_turn(message: dict, state: AtomasState, action: Action, changes: object) -> dict:
-    return {"atom": message["atom"], "board": list(state.items), "score": state.score}
+def record_turn(state: AtomasState, messages: dict[int, dict], actions: dict[int, Action],
+                changes: object) -> dict:
+    return {"atom": messages[0]["atom"], "board": list(state.items), "score": state.score}
 
 
 def replay_check(turn: dict, state: AtomasState, changes: object) -> str | None:
@@ -99,4 +105,4 @@ SPEC = GameSpec(
 )
 
 __all__ = ["AtomasView", "BLACK", "CLONE", "MINUS", "PLUS", "FunctionClient", "parse_answer",
-           "parse_line", "message_lines", "start_message", "turn_message"]
+           "parse_line", "message_lines", "start_message", "observation", "answer_text"]

@@ -9,6 +9,7 @@ from engine.errors import InvalidAnswerError
 from engine.games import flit as rules
 from engine.games.flit import EMPTY, NEUTRAL, Change, FlitSettings, FlitState, Move, neighbour_table
 from engine.spec import GameSpec, Preset, SettingField
+from engine.wire import answer_text
 
 
 def start_message(state: FlitState, seat: int) -> dict:
@@ -16,9 +17,16 @@ def start_message(state: FlitState, seat: int) -> dict:
     return {"setup": setup, "changes": [list(c) for c in state.start_changes]}
 
 
-def turn_message(state: FlitState, changes: list) -> dict:
-    """Every square that changed since the bot was last told, then ``M``."""
-    return {"changes": changes, "ask": True}
+def observation(state: FlitState, seat: int, changes: list) -> dict:
+    """Every square that changed since the bot was last told (``changes``: each turn's
+    changed squares since then), then ``M``."""
+    if len(changes) == 1:
+        return {"changes": changes[0], "ask": True}
+    return {"changes": [c for turn in changes for c in turn], "ask": True}
+
+
+def message_argv(message: dict) -> list[str]:
+    return []
 
 
 def message_lines(message: dict) -> list[str]:
@@ -31,7 +39,7 @@ def message_lines(message: dict) -> list[str]:
     return lines
 
 
-def parse_answer(text: str, state: FlitState) -> Move:
+def parse_answer(text: str, state: FlitState, seat: int = 0) -> Move:
     parts = text.split()
     if len(parts) != 4:
         raise InvalidAnswerError(text, "expected four integers 'x0 y0 x1 y1'")
@@ -129,7 +137,9 @@ def record_start(state: FlitState) -> dict:
     return {"changes": [list(c) for c in state.start_changes]}
 
 
-def record_turn(message: dict, state: FlitState, action: Move, changes: list[Change]) -> dict:
+def record_turn(state: FlitState, messages: dict[int, dict], actions: dict[int, Move],
+                changes: list[Change]) -> dict:
+    (action,) = actions.values()
     x0, y0, x1, y1 = action
     move = None if (x0, y0) == (x1, y1) else list(action)
     return {"move": move, "changes": [list(c) for c in changes]}
@@ -157,4 +167,5 @@ SPEC = GameSpec(
     script_mode="stream", renderer="flit", examples_package="engine.examples.flit",
 )
 
-__all__ = ["FlitView", "FunctionClient", "NEUTRAL", "message_lines", "parse_answer", "start_message"]
+__all__ = ["FlitView", "FunctionClient", "NEUTRAL", "answer_text", "message_lines", "observation",
+           "parse_answer", "start_message"]
