@@ -983,6 +983,10 @@ function onMessage(m) {
       if (m.summary && Array.isArray(m.summary.games)) {
         run.summary = m.summary; // the engine's summary of the games finished so far
         if (run.viewing) showResults(run.names, m.summary, "running");
+        const done = m.summary.games.length;
+        setProgress(done / run.games, "Series progress");
+        setStatus(`Running: ${done} of ${run.games} game${run.games === 1 ? "" : "s"} finished… ${replayWaitNote()}`
+          .trim());
       }
       break;
     }
@@ -1097,7 +1101,7 @@ async function startRun() {
   saver.flush();
   runCounter += 1;
   store.save("run-counter", runCounter);
-  run = { id: runCounter, game: g, names: bots.map((b) => b.name), records: [], summary: null, viewing: true };
+  run = { id: runCounter, game: g, games, names: bots.map((b) => b.name), records: [], summary: null, viewing: true };
   els.run.disabled = true;
   els.stop.disabled = false;
   const starting = run;
