@@ -44,7 +44,10 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { basename } from "node:path";
 import { marked } from "marked";
 const [outDir, ...files] = process.argv.slice(1);
-const escape = (t) => t.replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]);
+const POLICY = "default-src 'self'; script-src 'none'; style-src 'self'; img-src 'self' data:; "
+  + "object-src 'none'; base-uri 'none'; form-action 'none'";
+const entities = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" };
+const escape = (t) => t.replace(/[&<>"]/g, (c) => entities[c]);
 for (const file of files) {
   const text = readFileSync(file, "utf8");
   const title = (text.match(/^# (.+)$/m) || [, basename(file, ".md")])[1];
@@ -54,7 +57,7 @@ for (const file of files) {
 <head>
   <meta charset="utf-8">
   <meta name="viewport" content="width=device-width, initial-scale=1">
-  <meta http-equiv="Content-Security-Policy" content="default-src 'self'; script-src 'none'; style-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; form-action 'none'">
+  <meta http-equiv="Content-Security-Policy" content="${POLICY}">
   <title>${escape(title)} · KotH Arena</title>
   <link rel="icon" href="data:,">
   <link rel="stylesheet" href="../../style.css">

@@ -80,7 +80,8 @@ def test_replay_side_view_deaths_and_each_bots_view(arena, results_dir):
     arena.label("Turn").fill(str(turn))
     for seat in range(4):
         views.get_by_role("button", name=f"View of {seat + 1} {NAMES[seat]}").click()
-    expect(views.get_by_role("button", name=f"View of 1 {NAMES[0]}")).to_have_attribute("aria-pressed", "true")
+    first = views.get_by_role("button", name=f"View of 1 {NAMES[0]}")
+    expect(first).to_have_attribute("aria-pressed", "true")
     for seat in range(4):
         shown = page.get_by_label(f"View of {NAMES[seat]}", exact=True)
         if states[turn].alive[seat]:
@@ -105,3 +106,80 @@ def test_replay_side_view_deaths_and_each_bots_view(arena, results_dir):
     # Hidden again on demand.
     views.get_by_role("button", name=f"View of 1 {NAMES[0]}").click()
     expect(page.get_by_label(f"View of {NAMES[0]}", exact=True)).to_have_count(0)
+
+
+def replayed_states(record: dict) -> list[AbotState]:
+    """The engine's states after each turn of a record the page played (its own secret and
+    the actions it recorded)."""
+    from engine.games.abotcalypse import REST, AbotSettings, parse_action
+
+    state = AbotState(AbotSettings(**record["settings"]), record["seed"], record["secret"])
+    states = [state.copy()]
+    for turn in record["turns"]:
+        played = turn["played"]
+        state.apply_actions({s: parse_action(played[s]) if played[s] else REST for s in state.acting_seats()})
+        assert state.snapshot()["bots"] == turn["bots"], "the page's record is not the engine's game"
+        states.append(state.copy())
+    return states
+
+
+def test_a_four_bot_match_runs_animates_and_replays(arena, results_dir):
+    page = arena.page
+    arena.setup(game="abotcalypse", games=1, seed=3, time_limit_ms=1000)
+    expect(page.locator("#bot-panels .bot-panel:visible")).to_have_count(4)
+    names = []
+    for n, example in enumerate(["random", "builder", "thrower", "random"], start=1):
+        arena.label(f"Bot {n} example").select_option(example)
+        arena.label(f"Bot {n} name").fill(f"{example} {n}")
+        names.append(f"{example} {n}")
+    arena.label("Max turns").fill("80")  # short enough for a test
+    arena.start_run()
+    # It animates while it runs: the board follows the live game.
+    page.wait_for_function("(window.kothArena.viewer.tracks[0] || {length: 0}).length >= 3", timeout=120_000)
+    assert re.match(r"aBOTcalypse board 48×24, turn \d+ of \d+: ", arena.canvas_label())
+    status = arena.wait_finished(300_000)
+    assert status.startswith("Finished: 1 game;"), status
+
+    (record,) = arena.records()
+    total = len(record["turns"])
+    assert record["settings"]["max_turns"] == 80 and 1 <= total <= 80
+    assert max(len(t["seats"]) for t in record["turns"]) >= 2, "every living bot acts each turn"
+    # The results are the engine's: ranked by mean score (each bot's survival).
+    heads = arena.results_table().get_by_role("columnheader").all_inner_texts()
+    assert heads == ["Bot", "Games", "Rank", "Mean score", "Faults"], heads
+    rows = [arena.result_row(n) for n in names]
+    scores = record["result"]["scores"]
+    for n, row in zip(names, rows, strict=True):
+        seat = record["bot_index"].index(names.index(n))
+        assert float(row[3]) == scores[seat], (n, row, scores)
+    order = arena.results_table().get_by_role("rowheader").all_inner_texts()
+    means = [float(arena.result_row(n)[3]) for n in order]
+    assert means == sorted(means, reverse=True), (order, means)
+
+    # Replay: from the start, play, then scrub to the end: the deaths are marked.
+    states = replayed_states(record)
+    board = page.get_by_role("group", name=re.compile("^Board viewer"))
+    board.focus()
+    board.press("Home")
+    assert arena.canvas_label().startswith(f"aBOTcalypse board 48×24, turn 0 of {total}: 4 of 4 bots alive")
+    arena.button("Play").click()
+    page.wait_for_function("Number(document.getElementById('scrub').value) >= 3")
+    board.press("End")
+    label = arena.canvas_label()
+    final = states[-1]
+    for seat in range(4):
+        name = names[record["bot_index"][seat]]
+        if final.alive[seat]:
+            assert f"{name} alive at" in label, label
+        else:
+            assert f"{name} died turn {final.death_turns[seat]}" in label, label
+    page.locator("#board-area").screenshot(path=str(results_dir / "abotcalypse-match.png"))
+
+    # A bot's own view on demand, as the engine would have sent it.
+    turn = min(5, total)
+    arena.label("Turn").fill(str(turn))
+    seat = next(s for s in range(4) if states[turn].alive[s])
+    name = names[record["bot_index"][seat]]
+    page.get_by_role("button", name=f"View of {seat + 1} {name}").click()
+    shown = page.get_by_label(f"View of {name}", exact=True)
+    expect(shown).to_have_text("\n".join(states[turn].view_rows(seat)))

@@ -35,7 +35,8 @@ def test_the_form_follows_each_games_spec(arena):
             box = arena.label(f["label"])
             expect(box).to_have_attribute("min", str(f["min"]))
             expect(box).to_have_attribute("max", str(f["max"]))
-        assert arena.label("Preset").locator("option").all_inner_texts() == [p["label"] for p in spec["presets"]]
+        presets = arena.label("Preset").locator("option").all_inner_texts()
+        assert presets == [p["label"] for p in spec["presets"]], name
         default = next(p for p in spec["presets"] if p["name"] == spec["default_preset"])
         expect(arena.label("Time limit (ms)")).to_have_value(str(default["settings"]["time_limit_ms"]))
         lo, hi = default["bots"]
@@ -47,7 +48,7 @@ def test_the_form_follows_each_games_spec(arena):
         href = link.get_attribute("href")
         assert href == spec["rules_doc"].replace(".md", ".html"), href
         rules = page.request.get(page.url.split("#")[0].rstrip("/") + "/" + href)
-        assert rules.ok and f"<h1" in rules.text() and spec["title"] in rules.text(), href
+        assert rules.ok and "<h1" in rules.text() and spec["title"] in rules.text(), href
 
     # Bounds come from the spec: out of them, a clear message and no run.
     menu.select_option("abotcalypse")
@@ -156,7 +157,7 @@ def test_flit_full_preset_with_four_bots(arena, results_dir):
         arena.label(f"Bot {n} name").fill(f"{example} {n}")
     arena.start_run()
     # A whole 32,768-turn game is too long for a test: play 400 turns and stop.
-    page.wait_for_function("window.kothArena.viewer.tracks[0] && window.kothArena.viewer.tracks[0].length >= 400",
+    page.wait_for_function("(window.kothArena.viewer.tracks[0] || {length: 0}).length >= 400",
                            timeout=120_000)
     arena.button("Stop").click()
     assert arena.wait_finished(30_000).strip() == "Stopped."
