@@ -349,6 +349,7 @@ def test_a_failing_save_shows_a_persistent_warning(arena_context, open_arena, si
     arena = open_arena(site_url)
     page = arena.page
     warning = page.get_by_role("alert")
+    arena.setup(game="flit")
     arena.set_bot(1, OWN, name="unsaved")
     expect(warning).to_contain_text("Your bots' code is not being saved: its storage is full.")
     expect(warning).to_contain_text("download the code")
@@ -366,6 +367,8 @@ def test_a_failing_save_shows_a_persistent_warning(arena_context, open_arena, si
 def test_two_tabs_keep_each_others_code(open_arena, site_url):
     first = open_arena(site_url)
     second = open_arena(site_url)
+    for tab in (first, second):
+        tab.setup(game="flit")
     first.set_bot(1, "def move(view):\n    return 0  # first tab\n")
     second.page.wait_for_function("window.kothArena.getCode(0).includes('# first tab')")
     second.set_bot(1, "def move(view):\n    return 0  # second tab\n")
