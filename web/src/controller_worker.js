@@ -25,8 +25,9 @@ let stopFlag = null;
 let activeRun = null; // the run going on (a RunStop)
 let wasmModule = null; // Pyodide's WebAssembly, compiled once and shared with every bot Worker
 let snapshot = null; // the controller's Python memory with the engine imported, for the bots
-// What a bot host imports: in the snapshot, so a bot Worker need not import it again.
-const PRELOAD = "import json, random\nimport engine.bots.host, engine.wire.atomas, engine.wire.flit";
+// What a bot host imports (the host, and every game's wire as the registry finds them): in the
+// snapshot, so a bot Worker need not import it again.
+const PRELOAD = "import json, random\nimport engine.bots.host\nfrom engine.registry import games\ngames()";
 let pyodide = null;
 let controller = null;
 const warm = []; // BotWorkers starting or ready, not yet given to a bot
