@@ -156,6 +156,7 @@ function draw(ctx, w, h, frame, names) {
   // bots: a shape in the seat's colour with its number; the dead as a cross where they died
   const br = Math.max(5, cell * 0.48);
   const font = Math.max(10, Math.round(br * 1.1));
+  const tags = []; // the number tags placed so far: one that would overlap goes higher
   frame.bots.forEach((b, s) => {
     if (!b) return;
     const [x, y, alive] = b;
@@ -187,7 +188,10 @@ function draw(ctx, w, h, frame, names) {
     ctx.textAlign = "center";
     ctx.textBaseline = "bottom";
     const tw = ctx.measureText(label).width + 6;
-    const ty = Math.max(font + 2, cy - br - 2);
+    let ty = Math.max(font + 2, cy - br - 2);
+    const overlaps = (t) => Math.abs(t.x - cx) < (t.w + tw) / 2 && Math.abs(t.y - ty) < font + 2;
+    for (let k = 0; k < tags.length && tags.some(overlaps); k++) ty -= font + 2;
+    tags.push({ x: cx, y: ty, w: tw });
     ctx.fillStyle = "rgba(255, 255, 255, 0.85)";
     ctx.fillRect(cx - tw / 2, ty - font - 1, tw, font + 2);
     ctx.fillStyle = alive ? colour : "#111111";
