@@ -19,7 +19,7 @@ from engine.bots.native import CommandBot, HostedBot, InProcessBot
 from engine.bots.sandbox import Limits, Sandbox, SandboxError, Unsandboxed
 from engine.games.randomness import check_secret, new_secret
 from engine.match import BotEvent, run_series
-from engine.registry import game_names, get_game
+from engine.registry import game_names, games, get_game
 from engine.replay import MAX_DOCUMENT_CHARS, ReplayError, verify_document
 
 EXIT_USAGE = 2
@@ -49,9 +49,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help="drawn with the seed into the games' randomness, never shown to bots "
                             "(default: a fresh one, printed; give it again to repeat the run)")
     match.add_argument("--games", type=_positive, default=1, help="number of games (seeds)")
-    match.add_argument("--preset", help="settings preset (flit: trial, full; atomas: standard)")
-    match.add_argument("--time-limit", type=_positive, metavar="MS", help="per-move time limit in ms")
-    match.add_argument("--max-moves", type=_positive, help="Atomas: moves before a game ends")
+    presets = "; ".join(f"{s.name}: {', '.join(p.name for p in s.presets)}" for s in games())
+    match.add_argument("--preset", help=f"settings preset ({presets})")
+    _add_setting_flags(match)
     match.add_argument("--replay", type=Path, metavar="FILE", help="write the replay (JSON) here")
     match.add_argument("--json", action="store_true", help="print one JSON object")
     match.add_argument("--log", action="store_true", help="print the bots' output and faults")
@@ -61,6 +61,43 @@ def build_parser() -> argparse.ArgumentParser:
                        help=f"memory (address space) per bot process (default {Limits.memory_mb})")
     _add_replay_command(commands)
     return parser
+
+
+def setting_flag(key: str) -> str:
+    """The CLI flag of a setting: ``time_limit_ms`` -> ``--time-limit``, ``max_moves`` ->
+    ``--max-moves``."""
+    return "--" + key.removesuffix("_ms").replace("_", "-")
+
+
+def _add_setting_flags(match) -> None:
+    """One flag per editable setting of any game (``spec.fields``); ``run_match`` refuses a
+    flag the chosen game does not have."""
+    fields: dict[str, list] = {}
+    for spec in games():
+        for item in spec.fields:
+            fields.setdefault(item.key, []).append((spec, item))
+    for key, owners in fields.items():
+        item = owners[0][1]
+        where = "" if len(owners) == len(games()) else f"{', '.join(s.title for s, _ in owners)}: "
+        match.add_argument(setting_flag(key), dest=f"setting_{key}", type=_positive,
+                           metavar="MS" if key.endswith("_ms") else "N",
+                           help=f"{where}{item.label.lower()}, {item.minimum} to {item.maximum}"
+                                f"{(' ' + item.help) if item.help else ''}")
+
+
+def setting_overrides(spec, args: argparse.Namespace) -> dict:
+    """The settings given as flags, checked against the game's fields (``UsageError``)."""
+    overrides = {}
+    for name, value in vars(args).items():
+        if not name.startswith("setting_") or value is None:
+            continue
+        key = name.removeprefix("setting_")
+        if spec.field(key) is None:
+            accepted = ", ".join(setting_flag(f.key) for f in spec.fields) or "none"
+            raise UsageError(f"{setting_flag(key)} is not a {spec.title} setting "
+                             f"({spec.title} takes {accepted})")
+        overrides[key] = value
+    return overrides
 
 
 def _add_replay_command(commands) -> None:
@@ -168,15 +205,13 @@ def _unique_names(bots: list) -> None:
 def run_match(args: argparse.Namespace) -> int:
     try:
         spec = get_game(args.game)
-        if args.max_moves is not None and spec.name != "atomas":
-            raise UsageError("--max-moves is an Atomas setting")
-        overrides = {"time_limit_ms": args.time_limit, "max_moves": args.max_moves}
-        if spec.name == "flit":
-            overrides["players"] = len(args.bots)
-        settings = spec.settings(args.preset, **overrides)
+        overrides = setting_overrides(spec, args)
         if not spec.min_bots <= len(args.bots) <= spec.max_bots:
             raise UsageError(
                 f"{spec.title} takes {spec.min_bots} to {spec.max_bots} bots, got {len(args.bots)}")
+        if spec.players_setting:
+            overrides[spec.players_setting] = len(args.bots)
+        settings = spec.settings(args.preset, **overrides)
         for b in args.bots:  # bad bot arguments are reported before the sandbox is probed
             make_bot(b, spec.name)
         needs_process = [b for b in args.bots if _runs_a_process(b, spec.name)]

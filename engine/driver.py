@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from engine.series import GamePlan
 
 
-@dataclass
+@dataclass(slots=True)
 class Call:
     bot: int  # index in the series' bot list
     op: str  # "start", "turn" or "end"
@@ -30,7 +30,7 @@ class Call:
     seat: int
 
 
-@dataclass
+@dataclass(slots=True)
 class Calls:
     """One turn's questions, one ``Call`` per seat asked; the controller sends back a
     ``dict[int, TurnReply]`` keyed by seat (it may ask the bots in parallel)."""
@@ -38,7 +38,7 @@ class Calls:
     calls: list[Call]
 
 
-@dataclass
+@dataclass(slots=True)
 class TurnReply:
     """What a controller sends back for a ``turn`` call."""
 
@@ -55,7 +55,7 @@ class BotEvent:
     line: int | None = None
 
 
-@dataclass
+@dataclass(slots=True)
 class TurnPlayed:
     """Yielded after each turn, so a live viewer can follow the game."""
 
@@ -109,20 +109,26 @@ def game_steps(spec: GameSpec, settings: Any, plan: GamePlan, bot_names: list[st
             if load_errors[bot] is None:  # a load error was reported once, when it happened
                 yield fault_event(bot, fault, True)
     while (requests := session.next_requests()) is not None:
-        replies: dict[int, TurnReply] = yield Calls(
-            [Call(seats[r.seat], "turn", r.message, r.seat) for r in requests])
+        if len(requests) == 1:
+            request = requests[0]
+            calls = [Call(seats[request.seat], "turn", request.message, request.seat)]
+        else:
+            calls = [Call(seats[r.seat], "turn", r.message, r.seat) for r in requests]
+        replies: dict[int, TurnReply] = yield Calls(calls)
         answers = {}
         for request in requests:
             reply = replies.get(request.seat) if isinstance(replies, dict) else None
             if reply is None:
                 continue
             answer = reply.result
-            yield from _output(seats[request.seat], answer)
+            if answer.stdout or answer.stderr:
+                yield from _output(seats[request.seat], answer)
             answers[request.seat] = Reply(answer.answer, answer.error, answer.line, reply.elapsed_ms,
                                           reply.no_answer)
         played = session.submit(answers)
-        for seat, fault in played.faults.items():
-            yield fault_event(seats[seat], fault, seat in played.frozen_now)
+        if played.faults:
+            for seat, fault in played.faults.items():
+                yield fault_event(seats[seat], fault, seat in played.frozen_now)
         yield TurnPlayed(played.turn, played)
     for seat, bot in enumerate(seats):
         if load_errors[bot] is None:

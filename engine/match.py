@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from engine.bots.answer import BotAnswer, OutputBudget
-from engine.driver import BotEvent, Call, Calls, TurnReply
+from engine.driver import BotEvent, Call, Calls, TurnPlayed, TurnReply
 from engine.series import GameFinished, plan_series, series_steps
 from engine.spec import GameSpec
 
@@ -55,13 +55,16 @@ def run_series(spec: GameSpec, settings: Any, bots: list[Bot], first_seed: int, 
             except StopIteration as done:
                 return SeriesResult(done.value)
             value = None
-            if isinstance(step, Calls):
+            kind = type(step)
+            if kind is Calls:
                 value = {}
                 for call in step.calls:
                     reply = bots[call.bot].turn(call.message, limit)
                     budgets[call.bot].apply(reply.result)
                     value[call.seat] = reply
-            elif isinstance(step, Call):
+            elif kind is TurnPlayed:
+                continue
+            elif kind is Call:
                 bot, budget = bots[step.bot], budgets[step.bot]
                 if step.op == "start":
                     value = budget.apply(bot.start(step.seat, step.message))

@@ -43,14 +43,23 @@ def plan_series(spec: GameSpec, n_bots: int, first_seed: int, games: int) -> lis
     return plans
 
 
-@dataclass
 class GameFinished:
-    """Yielded after each game: its index in the plan, its record, and the summary of the
-    seeds every bot has played so far."""
+    """Yielded after each game: its index in the plan, its record, and ``summary``: the
+    summary of the seeds every bot has played so far (worked out when first read, so a
+    controller that does not show it pays nothing)."""
 
-    index: int
-    record: dict
-    summary: dict
+    __slots__ = ("index", "record", "_spec", "_n_bots", "_records", "_summary")
+
+    def __init__(self, index: int, record: dict, spec: GameSpec, n_bots: int, records: list[dict]) -> None:
+        self.index, self.record = index, record
+        self._spec, self._n_bots, self._records = spec, n_bots, records
+        self._summary: dict | None = None
+
+    @property
+    def summary(self) -> dict:
+        if self._summary is None:
+            self._summary = summarize(self._spec, self._n_bots, self._records)
+        return self._summary
 
 
 def record_faults(record: dict) -> list[int]:
@@ -135,7 +144,7 @@ def series_steps(spec: GameSpec, settings: Any, bots: list[str], first_seed: int
             if answer.error:
                 yield BotEvent(index, "error", answer.error, answer.line)
     records: list[dict] = []
-    scored: list[dict] = []  # complete seeds' records, fault-free turns left out
+    scored: list[dict] = []  # of the seeds every bot has played: the records, fault-free turns left out
     waiting: list[dict] = []  # records of a seed not every bot has played yet
     for index, plan in enumerate(plans):
         record = yield from game_steps(spec, settings, plan, bots, load_errors, secret)
@@ -144,5 +153,5 @@ def series_steps(spec: GameSpec, settings: Any, bots: list[str], first_seed: int
         if index + 1 == len(plans) or plans[index + 1].game_number != plan.game_number:
             scored.extend(waiting)
             waiting = []
-        yield GameFinished(index, record, summarize(spec, len(bots), scored))
+        yield GameFinished(index, record, spec, len(bots), scored[:])
     return series_document(spec, bots, records, secret)

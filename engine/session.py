@@ -25,7 +25,7 @@ GAME_ERROR_CHARS = 100_000  # of one seat's fault messages per game; past it, ea
 SHORT_ERROR_CHARS = 200
 
 
-@dataclass
+@dataclass(slots=True)
 class Request:
     """Ask ``seat`` for a move; ``message`` is the game's structured observation."""
 
@@ -33,7 +33,7 @@ class Request:
     message: dict
 
 
-@dataclass
+@dataclass(slots=True)
 class Reply:
     """What came back from a bot for one request."""
 
@@ -44,7 +44,7 @@ class Reply:
     no_answer: bool = False  # nothing before the hard limit: the bot was stopped
 
 
-@dataclass
+@dataclass(slots=True)
 class TurnResult:
     """One turn played: its record, the faults of the seats asked (not of frozen seats
     that sat it out), and the seats this turn froze."""
@@ -110,6 +110,12 @@ class GameSession:
         state, frozen, wire, log, cursor = self.state, self.frozen, self.wire, self._log, self._cursor
         while not state.is_terminal():
             seats = state.acting_seats()
+            if len(seats) == 1 and not frozen[seats[0]]:  # the common case, made quick
+                seat = seats[0]
+                changes = log[cursor[seat]:]
+                cursor[seat] = len(log)
+                self._pending = [Request(seat, wire.observation(state, seat, changes))]
+                return self._pending
             requests = []
             for seat in seats:
                 if not frozen[seat]:
@@ -134,6 +140,29 @@ class GameSession:
             raise RuntimeError("no request is pending")
         self._pending = None
         state = self.state
+        if len(requests) == 1:  # the fast path: one seat acts and its answer is good
+            request = requests[0]
+            seat = request.seat
+            reply = replies.get(seat, NO_REPLY)
+            answer = reply.answer if type(reply) is Reply else None
+            if type(answer) is str and reply.error is None and reply.no_answer is False \
+                    and len(answer) <= MAX_ANSWER_CHARS and type(reply.elapsed_ms) in (float, int) \
+                    and reply.elapsed_ms <= self.time_limit_ms:
+                wire = self.wire
+                try:
+                    actions = {seat: wire.parse_answer(answer, state, seat)}
+                    changes = state.apply_actions(actions)
+                except (AnswerError, *_READ_ERRORS):
+                    pass  # nothing was changed; the slow path below says what is wrong
+                else:
+                    self.consecutive_faults[seat] = 0
+                    self._log.append(changes)
+                    turn = {"seats": [seat], "answers": [answer], "faults": [None]}
+                    turn.update(wire.record_turn(state, {seat: request.message}, actions, changes))
+                    self.record["turns"].append(turn)
+                    if state.outcome is not None:
+                        self._finish()
+                    return TurnResult(turn, {}, [])
         messages: dict[int, dict] = {}
         answers: dict[int, str | None] = {}
         faults: dict[int, Fault] = {}
@@ -156,7 +185,7 @@ class GameSession:
                 if seat not in messages:
                     faults[seat] = FROZEN_FAULT
                     actions[seat] = state.default_action(seat)
-        if len(requests) == 1 and not faults:
+        if len(requests) == 1 and not faults and len(seats) == 1:
             seat = requests[0].seat
             try:
                 turn = self._play(seats, messages, answers, faults, actions)
@@ -233,8 +262,14 @@ class GameSession:
         state = self.state
         changes = state.apply_actions(actions)
         self._log.append(changes)
-        turn = {"seats": list(seats), "answers": [answers.get(s) for s in seats],
-                "faults": [faults[s].to_json() if s in faults else None for s in seats]}
+        if len(seats) == 1:
+            seat = seats[0]
+            fault = faults.get(seat)
+            turn = {"seats": [seat], "answers": [answers.get(seat)],
+                    "faults": [fault.to_json() if fault is not None else None]}
+        else:
+            turn = {"seats": list(seats), "answers": [answers.get(s) for s in seats],
+                    "faults": [faults[s].to_json() if s in faults else None for s in seats]}
         turn.update(self.wire.record_turn(state, messages, actions, changes))
         self.record["turns"].append(turn)
         if state.is_terminal():

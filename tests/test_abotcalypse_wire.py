@@ -377,3 +377,33 @@ def test_the_rule_books_script_bot_reads_its_last_argument_and_counts_in_storage
         assert (tmp_path / "storage.txt").read_text() == str(turn)
     # "drop down", then "move up": out of the rock's cell onto the rock
     assert state.alive[0] and state.is_rock(5, 0) and (state.xs[0], state.ys[0]) == (5, 1)
+
+
+# -- through the session and the CLI -------------------------------------------------------
+def test_the_examples_play_a_series_through_the_cli_without_faults_and_the_replay_verifies(tmp_path):
+    from engine.replay import ReplayError, load_document, replay_record
+
+    path = tmp_path / "series.json"
+    bots = ["builtin:random", "builtin:builder", "builtin:thrower", "builtin:random"]
+    done = subprocess.run([sys.executable, "-m", "engine", "match", "abotcalypse", *bots, "--games", "3",
+                           "--seed", "1", "--secret", "S", "--preset", "original", "--json",
+                           "--replay", str(path)],
+                          cwd=Path(wire.__file__).resolve().parents[2], capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr
+    summary = json.loads(done.stdout)
+    assert all(faults == [0, 0, 0, 0] for faults in (game["faults"] for game in summary["games"]))
+    means = summary["mean_scores"]
+    assert min(means[1], means[2]) > max(means[0], means[3])
+    document = load_document(path.read_text(encoding="utf-8"))
+    assert len(document["records"]) == 3
+    for record in document["records"]:
+        state = replay_record(record)
+        assert list(state.outcome.scores) == record["result"]["scores"]
+        assert all(turn["played"] is not None for turn in record["turns"])
+        assert all(answer is not None for turn in record["turns"] for answer in turn["answers"])
+    forged = copy.deepcopy(document["records"][0])
+    turn = next(turn for turn in forged["turns"] if turn["deaths"])
+    turn["deaths"][0][1] = "old age"
+    with pytest.raises(ReplayError, match="deaths"):
+        replay_record(forged)

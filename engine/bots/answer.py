@@ -56,8 +56,9 @@ class OutputBudget:
         self.cut = 0
 
     def apply(self, answer: BotAnswer) -> BotAnswer:
-        answer.stdout = self._keep(answer.stdout)
-        answer.stderr = self._keep(answer.stderr)
+        if answer.stdout or answer.stderr:  # most turns print nothing
+            answer.stdout = self._keep(answer.stdout)
+            answer.stderr = self._keep(answer.stderr)
         return answer
 
     def _keep(self, text: str) -> str:

@@ -72,6 +72,8 @@ class Capture(io.TextIOBase):
             self._tail = (self._tail + text)[-self.KEEP_TAIL:]
 
     def take(self) -> str:
+        if not self.parts and not self._cut:  # nothing printed: most turns
+            return ""
         text = "".join(self.parts)
         if self._cut:
             hidden = self._cut - len(self._tail)
