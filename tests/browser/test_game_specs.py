@@ -170,7 +170,7 @@ def test_flit_full_preset_with_four_bots(arena, results_dir):
                  r"greedy 3 (\d+) pieces?, random 4 (\d+) pieces?", label)
     assert m and int(m[1]) >= 400, label
     assert all(int(m[k]) >= 1 for k in range(2, 6)), label
-    seats = {turn.get("seat", (turn.get("seats") or [None])[0]) for turn in record["turns"]}
+    seats = {seat for turn in record["turns"] for seat in turn["seats"]}
     assert seats == {0, 1, 2, 3}, seats
     expect(page.locator("#legend li")).to_have_count(5)  # four bots and the neutral pieces
     page.locator("#board-area").screenshot(path=str(results_dir / "flit-full-board.png"))

@@ -140,9 +140,9 @@ def test_script_bots_flit_input_and_atomas_raw_input(arena):
     expect(arena.console(1)).not_to_contain_text("fault")
     (record,) = arena.records()
     seat = record["bot_index"].index(0)
-    mine = [t for t in record["turns"] if t["seat"] == seat]
+    mine = [t for t in record["turns"] if t["seats"] == [seat]]
     moved = [t for t in mine if t["move"] is not None]
-    assert mine and not any(t["fault"] for t in mine)
+    assert mine and not any(t["faults"][0] for t in mine)
     assert len(moved) > 10, f"the script bot made only {len(moved)} moves"
 
     arena.setup(game="atomas", games=1, seed=4, time_limit_ms=LIMIT_MS, max_moves=60)
@@ -154,8 +154,8 @@ def test_script_bots_flit_input_and_atomas_raw_input(arena):
     expect(arena.console(1)).to_contain_text("thinking about")
     records = arena.records()
     raw = next(r for r in records if r["bot_index"] == [0])
-    assert raw["turns"] and all(t["fault"] is None for t in raw["turns"])
-    assert raw["turns"][0]["answer"].startswith("0")
+    assert raw["turns"] and all(t["faults"] == [None] for t in raw["turns"])
+    assert raw["turns"][0]["answers"][0].startswith("0")
 
 
 def test_syntax_error_is_reported_and_the_other_bot_plays(arena):
@@ -171,4 +171,4 @@ def test_syntax_error_is_reported_and_the_other_bot_plays(arena):
     assert broken[1] == "1" and broken[2] == "0" and int(broken[4]) >= 1, broken
     (record,) = arena.records()
     greedy_seat = record["bot_index"].index(1)
-    assert any(t["move"] for t in record["turns"] if t["seat"] == greedy_seat)
+    assert any(t["move"] for t in record["turns"] if t["seats"] == [greedy_seat])
