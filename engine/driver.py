@@ -109,11 +109,25 @@ def game_steps(spec: GameSpec, settings: Any, plan: GamePlan, bot_names: list[st
             if load_errors[bot] is None:  # a load error was reported once, when it happened
                 yield fault_event(bot, fault, True)
     while (requests := session.next_requests()) is not None:
-        if len(requests) == 1:
+        if len(requests) == 1:  # the common case, made quick
             request = requests[0]
-            calls = [Call(seats[request.seat], "turn", request.message, request.seat)]
-        else:
-            calls = [Call(seats[r.seat], "turn", r.message, r.seat) for r in requests]
+            seat, bot = request.seat, seats[request.seat]
+            replies = yield Calls([Call(bot, "turn", request.message, seat)])
+            reply = replies.get(seat) if type(replies) is dict else None
+            if reply is None:
+                played = session.submit({})
+            else:
+                answer = reply.result
+                if answer.stdout or answer.stderr:
+                    yield from _output(bot, answer)
+                played = session.submit({seat: Reply(answer.answer, answer.error, answer.line,
+                                                     reply.elapsed_ms, reply.no_answer)})
+            if played.faults:
+                for seat, fault in played.faults.items():
+                    yield fault_event(seats[seat], fault, seat in played.frozen_now)
+            yield TurnPlayed(played.turn, played)
+            continue
+        calls = [Call(seats[r.seat], "turn", r.message, r.seat) for r in requests]
         replies: dict[int, TurnReply] = yield Calls(calls)
         answers = {}
         for request in requests:

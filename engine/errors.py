@@ -1,8 +1,9 @@
 """Typed errors for bot answers: bad syntax is told apart from an illegal move.
 
 Both are ``ValueError`` so callers that only care that an answer was rejected can catch
-one type; the runner records which kind it was (python-chess does the same with
-``InvalidMoveError`` and ``IllegalMoveError``).
+one type (python-chess does the same with ``InvalidMoveError`` and ``IllegalMoveError``).
+The session records either as an ``invalid`` fault whose message carries the reason; the
+game's ``invalid_is_fault`` says whether it counts toward freezing the bot.
 """
 
 from __future__ import annotations

@@ -29,12 +29,6 @@ class Fault:
             data["line"] = self.line
         return data
 
-    @classmethod
-    def from_json(cls, data: dict | None) -> Fault | None:
-        if data is None:
-            return None
-        return cls(FaultKind(data["kind"]), data["message"], data.get("line"))
-
 
 @dataclass(frozen=True)
 class Outcome:

@@ -401,7 +401,11 @@ def _settings(spec: GameSpec, data: object) -> Any:
 
 def _turn_limit(settings: Any) -> int:
     """The most turns a game with these settings can have."""
-    return settings.max_moves if hasattr(settings, "max_moves") else settings.max_turns
+    for key in ("max_turns", "max_moves"):  # the usual names of a game's turn limit
+        limit = getattr(settings, key, None)
+        if _is_int(limit):
+            return limit
+    return MAX_TOTAL_TURNS  # a game without one: the file's cap
 
 
 # -- comparing ---------------------------------------------------------------------------------

@@ -10,7 +10,9 @@ native controller (``engine.match``) answers with plain calls and the page's con
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
 from engine.bots.answer import cap_text
@@ -50,10 +52,12 @@ class TurnResult:
     that sat it out), and the seats this turn froze."""
 
     turn: dict = field(repr=False)
-    faults: dict[int, Fault]
-    frozen_now: list[int]
+    faults: Mapping[int, Fault]
+    frozen_now: Sequence[int]
 
 
+NO_FAULTS: Mapping[int, Fault] = MappingProxyType({})  # a good turn's (shared, read-only)
+NO_SEATS: tuple[int, ...] = ()
 FROZEN_FAULT = Fault(FaultKind.FROZEN, "frozen: not asked")
 NO_REPLY = Reply(no_answer=True)
 _READ_ERRORS = (ValueError, TypeError, ArithmeticError, RecursionError, MemoryError)
@@ -75,6 +79,7 @@ class GameSession:
         self._log: list[Any] = []  # each turn's changes, for the bots' messages
         self._cursor = [0] * seats  # per seat: how much of the log it has been told
         self._pending: list[Request] | None = None
+        self._alone = False  # the pending turn is one seat's alone
         self.record: dict = {
             "schema_version": SCHEMA_VERSION,
             "kind": "game",
@@ -115,6 +120,7 @@ class GameSession:
                 changes = log[cursor[seat]:]
                 cursor[seat] = len(log)
                 self._pending = [Request(seat, wire.observation(state, seat, changes))]
+                self._alone = True
                 return self._pending
             requests = []
             for seat in seats:
@@ -124,6 +130,7 @@ class GameSession:
                     requests.append(Request(seat, wire.observation(state, seat, changes)))
             if requests:
                 self._pending = requests
+                self._alone = False
                 return requests
             if not seats:
                 raise RuntimeError(f"{self.spec.name}: no seat acts, yet the game is not over")
@@ -140,7 +147,7 @@ class GameSession:
             raise RuntimeError("no request is pending")
         self._pending = None
         state = self.state
-        if len(requests) == 1:  # the fast path: one seat acts and its answer is good
+        if self._alone:  # the fast path: one seat acts and its answer is good
             request = requests[0]
             seat = request.seat
             reply = replies.get(seat, NO_REPLY)
@@ -162,7 +169,7 @@ class GameSession:
                     self.record["turns"].append(turn)
                     if state.outcome is not None:
                         self._finish()
-                    return TurnResult(turn, {}, [])
+                    return TurnResult(turn, NO_FAULTS, NO_SEATS)
         messages: dict[int, dict] = {}
         answers: dict[int, str | None] = {}
         faults: dict[int, Fault] = {}
@@ -198,7 +205,7 @@ class GameSession:
                 actions[seat] = state.default_action(seat)
             else:
                 self.consecutive_faults[seat] = 0
-                return TurnResult(turn, faults, [])
+                return TurnResult(turn, NO_FAULTS, NO_SEATS)
         turn = self._play(seats, messages, answers, faults, actions)
         frozen_now = []
         for request in requests:

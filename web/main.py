@@ -248,10 +248,6 @@ def _int_or_none(value: object) -> int | None:
 controller = Controller()
 
 
-def examples_json() -> str:
-    return json.dumps({spec.name: spec.examples() for spec in games()})
-
-
 def games_json() -> str:
     """Every game's spec as the page builds its menus, forms and limits from it."""
     return json.dumps([spec.to_json() for spec in games()])

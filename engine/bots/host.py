@@ -16,8 +16,7 @@ from engine.bots.answer import cap_text
 from engine.bots.code import FUNCTION, BotLoadError, load_code
 from engine.bots.reply import MAX_ERROR_CHARS
 from engine.bots.runners import FunctionRunner, OneShotScriptRunner, StreamScriptRunner
-
-STREAMING_GAMES = {"flit"}  # script bots that keep running for the whole game
+from engine.registry import get_game
 
 
 class BotHost:
@@ -75,7 +74,7 @@ class BotHost:
             return {"ok": False, "kind": None, "error": exc.message, "line": exc.line}
         if self.bot.kind == FUNCTION:
             self.runner = FunctionRunner(self.game, self.bot)
-        elif self.game in STREAMING_GAMES:
+        elif get_game(self.game).script_mode == "stream":  # one script for the whole game
             if not self.can_block:
                 self.runner = None
                 return {"ok": False, "kind": "script", "line": None,
@@ -84,7 +83,7 @@ class BotHost:
                                  "function bot (def move(view): ...) instead"}
             self.runner = StreamScriptRunner(self.game, self.bot, self.receive, self.send)
         else:
-            self.runner = OneShotScriptRunner(self.game, self.bot)
+            self.runner = OneShotScriptRunner(self.game, self.bot, get_game(self.game).script_mode)
         return {"ok": True, "kind": self.bot.kind, "error": None, "line": None}
 
 

@@ -26,7 +26,7 @@ from engine.bots.answer import BotAnswer, cap_text
 from engine.bots.code import FUNCTION, BotLoadError, load_code
 from engine.bots.pipes import KEEP_HEAD, Deadline, LineChannel, LineTooLong, StreamDrain, collect, write_all
 from engine.bots.reply import MALFORMED, MAX_REPLY_BYTES, ReplyError, answer_from_reply, decode_reply_line
-from engine.bots.runners import FunctionRunner, OneShotScriptRunner
+from engine.bots.runners import FunctionRunner, OneShotScriptRunner, script_answer
 from engine.bots.sandbox import ENGINE_ROOT, Jail, Sandbox, Unsandboxed, kill_group
 from engine.driver import TurnReply
 from engine.registry import get_game
@@ -51,7 +51,11 @@ class InProcessBot:
             bot = load_code(self.source)
         except BotLoadError as exc:
             return BotAnswer(error=exc.message, line=exc.line)
-        self.runner = FunctionRunner(game, bot) if bot.kind == FUNCTION else OneShotScriptRunner(game, bot)
+        if bot.kind == FUNCTION:
+            self.runner = FunctionRunner(game, bot)
+        else:  # a trusted script example: afresh each turn, even in a streaming game
+            mode = get_game(game).script_mode
+            self.runner = OneShotScriptRunner(game, bot, "per_move" if mode == "stream" else mode)
         return BotAnswer()
 
     def start(self, seat: int, message: dict) -> BotAnswer:
@@ -249,8 +253,11 @@ def _command_files(argv: list[str]) -> tuple[list[str], dict[str, tuple[bytes, b
 
 
 class CommandBot:
-    """Any program speaking the text protocol: one process per game for Flit, one per move
-    for Atomas (as the original controller ran its bots)."""
+    """Any program speaking the text protocol, run as the game's ``script_mode`` says (as
+    the original controllers ran their bots): ``stream``, one process per game reading
+    lines as they come; ``per_move``, a process per move reading stdin, its last line the
+    answer; ``per_turn``, a process per turn with the view as its last argument and on
+    stdin, in a private working directory kept for the game, its first line the answer."""
 
     def __init__(self, name: str, command: str, sandbox: Sandbox | Unsandboxed | None = None) -> None:
         self.name = name
@@ -261,11 +268,14 @@ class CommandBot:
         self.process: subprocess.Popen | None = None
         self.channel: LineChannel | None = None
         self.stderr: StreamDrain | None = None
+        self.keep_dir: str | None = None  # per_turn: the bot's private directory this game
 
     def load(self, game: str) -> BotAnswer:
         self.game = game
-        self.wire = get_game(game).wire
-        self.streaming = game == "flit"
+        spec = get_game(game)
+        self.wire = spec.wire
+        self.mode = spec.script_mode
+        self.streaming = self.mode == "stream"
         if not self.argv:
             return BotAnswer(error="empty command")
         program = self.argv[0]
@@ -281,10 +291,17 @@ class CommandBot:
                 return BotAnswer(error=f"cannot read the bot's files: {exc}")
         return BotAnswer()
 
-    def _popen(self) -> subprocess.Popen:
-        return self.jail.popen(self.run_argv, files=self.files)
+    def _popen(self, extra_argv: list[str] | None = None) -> subprocess.Popen:
+        return self.jail.popen([*self.run_argv, *(extra_argv or [])], files=self.files,
+                               keep_dir=self.keep_dir)
 
     def start(self, seat: int, message: dict) -> BotAnswer:
+        if self.mode == "per_turn":
+            self._remove_keep_dir()
+            try:
+                self.keep_dir = self.jail.private_dir()
+            except OSError as exc:
+                return BotAnswer(error=f"cannot make the bot's directory: {exc}")
         if not self.streaming:
             return BotAnswer()
         try:
@@ -308,11 +325,16 @@ class CommandBot:
             return BotAnswer(error=f"the program exited (code {self.process.poll()})")
         return None
 
-    def _run_once(self, lines: list[str], wait_s: float) -> TurnReply:
-        """Atomas: a fresh process for the move; its last non-blank line is the answer."""
+    def _remove_keep_dir(self) -> None:
+        if self.keep_dir is not None:
+            shutil.rmtree(self.keep_dir, ignore_errors=True)
+            self.keep_dir = None
+
+    def _run_once(self, lines: list[str], wait_s: float, argv: list[str]) -> TurnReply:
+        """A fresh process for the turn; ``script_answer`` reads its answer."""
         began = time.perf_counter()
         try:
-            process = self._popen()
+            process = self._popen(argv)
         except OSError as exc:
             return TurnReply(BotAnswer(error=f"cannot start {self.command!r}: {exc}"), 0.0)
         try:
@@ -328,8 +350,7 @@ class CommandBot:
         stderr = done.stderr.text()
         if done.timed_out:
             return TurnReply(BotAnswer(stderr=stderr), elapsed, no_answer=True)
-        printed = [x for x in done.stdout.text().splitlines() if x.strip()]
-        answer = printed.pop().strip() if printed else None
+        answer, printed = script_answer(done.stdout.text().splitlines(), self.mode)
         error = None
         if done.returncode != 0 and answer is None:
             error = f"the program exited with code {done.returncode}"
@@ -342,7 +363,7 @@ class CommandBot:
         wait_s = hard_limit_ms(time_limit_ms) / 1000.0
         lines = self.wire.message_lines(message)
         if not self.streaming:
-            return self._run_once(lines, wait_s)
+            return self._run_once(lines, wait_s, self.wire.message_argv(message))
         if self.process is None:
             return TurnReply(BotAnswer(error="the program is not running"), 0.0)
         began = time.perf_counter()
@@ -350,24 +371,28 @@ class CommandBot:
         failed = self._write(lines, deadline)
         if failed:
             return TurnReply(failed, 0.0)
-        try:
-            line = self.channel.read_line(deadline)
-        except Deadline:
-            self.kill()
-            return TurnReply(BotAnswer(stderr=self._take_stderr()),
-                             (time.perf_counter() - began) * 1000.0, no_answer=True)
-        elapsed = (time.perf_counter() - began) * 1000.0
-        if line is None:
-            code = self.process.poll()
-            return TurnReply(BotAnswer(error=f"the program exited (code {code})",
-                                       stderr=self._take_stderr()), elapsed)
-        if isinstance(line, LineTooLong):
-            return TurnReply(BotAnswer(error=f"the program printed a line longer than {MAX_COMMAND_LINE:,} "
-                                             "bytes", stderr=self._take_stderr()), elapsed)
-        text = cap_text(line.decode("utf-8", "replace").strip(), KEEP_HEAD)
-        return TurnReply(BotAnswer(text, stderr=self._take_stderr()), elapsed)
+        text = None
+        while text is None:  # blank lines are no answer: read on to the first that is not
+            try:
+                line = self.channel.read_line(deadline)
+            except Deadline:
+                self.kill()
+                return TurnReply(BotAnswer(stderr=self._take_stderr()),
+                                 (time.perf_counter() - began) * 1000.0, no_answer=True)
+            elapsed = (time.perf_counter() - began) * 1000.0
+            if line is None:
+                code = self.process.poll()
+                return TurnReply(BotAnswer(error=f"the program exited (code {code})",
+                                           stderr=self._take_stderr()), elapsed)
+            if isinstance(line, LineTooLong):
+                return TurnReply(BotAnswer(error=f"the program printed a line longer than "
+                                                 f"{MAX_COMMAND_LINE:,} bytes", stderr=self._take_stderr()),
+                                 elapsed)
+            text, _ = script_answer([line.decode("utf-8", "replace")], self.mode)
+        return TurnReply(BotAnswer(cap_text(text, KEEP_HEAD), stderr=self._take_stderr()), elapsed)
 
     def end(self) -> BotAnswer:
+        self._remove_keep_dir()
         _finish(self.process)
         stderr = self.stderr.finish() if self.stderr is not None else ""
         self._close_streams()
@@ -389,5 +414,6 @@ class CommandBot:
         kill_group(self.process)
 
     def close(self) -> None:
+        self._remove_keep_dir()
         if self.process is not None:
             self.end()

@@ -1,4 +1,5 @@
-"""Running a bot's code for one game: function bots and both styles of script bots.
+"""Running a bot's code for one game: function bots and the three styles of script bots
+(``GameSpec.script_mode``: ``stream``, ``per_move``, ``per_turn``).
 
 These run wherever the bot lives: inside a bot host (a subprocess natively, a Worker in
 the page) for untrusted code, or in the controller's process for the built-in examples.
@@ -9,7 +10,10 @@ from __future__ import annotations
 
 import builtins
 import io
+import os
+import shutil
 import sys
+import tempfile
 from collections import deque
 from collections.abc import Callable
 from types import ModuleType
@@ -18,7 +22,6 @@ from typing import Any
 from engine.bots.answer import BotAnswer
 from engine.bots.code import BotCode, describe_exception
 from engine.registry import get_game
-from engine.wire import answer_text
 
 __all__ = ["BotAnswer", "Capture", "FunctionRunner", "OneShotScriptRunner", "StreamScriptRunner"]
 
@@ -115,6 +118,18 @@ def _bot_globals(extra: dict | None = None) -> dict:
     return namespace
 
 
+def script_answer(printed: list[str], mode: str) -> tuple[str | None, list[str]]:
+    """The one reader of a script's answer among the lines it printed, and the lines left
+    (its debug output). ``per_move``: the last non-blank line (the original Atomas
+    controller's rule); ``stream`` (the lines printed after the ask) and ``per_turn``: the
+    first non-blank line. A blank line is never an answer."""
+    order = range(len(printed) - 1, -1, -1) if mode == "per_move" else range(len(printed))
+    for index in order:
+        if printed[index].strip():
+            return printed[index].strip(), printed[:index] + printed[index + 1:]
+    return None, printed
+
+
 class FunctionRunner:
     """A function bot: the module runs once per game, then ``move(view)`` each turn."""
 
@@ -151,7 +166,7 @@ class FunctionRunner:
         try:
             with _Swap(self.out, self.err):
                 value = self.move(view)
-            return self._answer(answer=answer_text(value))
+            return self._answer(answer=self.wire.answer_text(value))
         except BaseException as exc:  # noqa: BLE001
             error, line = describe_exception(exc)
             return self._answer(error=error, line=line)
@@ -195,21 +210,37 @@ def _script_namespace(readline: Callable[[], str]) -> tuple[dict, _Stdin]:
 
 
 class OneShotScriptRunner:
-    """A script bot run afresh for every move (Atomas, as the original controller did).
+    """A script bot run afresh for every turn.
 
-    It reads its line with ``input()``; the last non-blank line it prints is the answer,
-    so debug prints before it are shown, not taken for the answer.
+    ``per_move`` (Atomas, as the original controller did): it reads its line with
+    ``input()``; the last non-blank line it prints is the answer, so debug prints before it
+    are shown. ``per_turn`` (aBOTcalypse, as the original did): ``sys.argv`` is
+    ``["bot.py", VIEW]`` (the wire's ``message_argv``), the same text is on stdin, it runs
+    in a working directory of its own that is kept for the game (files it writes there are
+    there next turn; a fresh one each game), and the first non-blank line it prints is the
+    answer.
     """
 
-    def __init__(self, game: str, bot: BotCode) -> None:
+    def __init__(self, game: str, bot: BotCode, mode: str = "per_move") -> None:
         self.wire = get_game(game).wire
         self.bot = bot
+        self.mode = mode
+        self.workdir: str | None = None
 
     def start(self, message: dict) -> BotAnswer:
+        if self.mode == "per_turn":
+            self._remove_workdir()
+            self.workdir = tempfile.mkdtemp(prefix="bot-")
         return BotAnswer()
+
+    def _remove_workdir(self) -> None:
+        if self.workdir is not None:
+            shutil.rmtree(self.workdir, ignore_errors=True)
+            self.workdir = None
 
     def turn(self, message: dict) -> BotAnswer:
         lines = deque(self.wire.message_lines(message))
+        argv = ["bot.py", *self.wire.message_argv(message)] if self.mode == "per_turn" else None
 
         def readline() -> str:
             if not lines:
@@ -219,9 +250,14 @@ class OneShotScriptRunner:
         namespace, stdin = _script_namespace(readline)
         out, err = Capture(), Capture()
         error = line = None
-        saved_stdin = sys.stdin
+        saved_stdin, saved_argv, saved_cwd = sys.stdin, sys.argv, None
         try:
             sys.stdin = stdin
+            if argv is not None:
+                sys.argv = argv
+                if self.workdir is not None and os.path.isdir(self.workdir):
+                    saved_cwd = os.getcwd()
+                    os.chdir(self.workdir)
             with _Swap(out, err):
                 exec(self.bot.code, namespace)
         except SystemExit:
@@ -229,13 +265,10 @@ class OneShotScriptRunner:
         except BaseException as exc:  # noqa: BLE001
             error, line = describe_exception(exc)
         finally:
-            sys.stdin = saved_stdin
-        printed = out.take_lines()
-        answer = None
-        for index in range(len(printed) - 1, -1, -1):
-            if printed[index].strip():
-                answer = printed.pop(index).strip()
-                break
+            sys.stdin, sys.argv = saved_stdin, saved_argv
+            if saved_cwd is not None:
+                os.chdir(saved_cwd)
+        answer, printed = script_answer(out.take_lines(), self.mode)
         stdout = "".join(p + "\n" for p in printed)
         stderr = err.take()
         if error is not None and answer is not None:
@@ -244,6 +277,7 @@ class OneShotScriptRunner:
         return BotAnswer(answer, error, line, stdout, stderr)
 
     def end(self) -> BotAnswer:
+        self._remove_workdir()
         return BotAnswer()
 
 
@@ -282,9 +316,11 @@ class StreamScriptRunner:
         self.send(reply)
 
     def _on_line(self, line: str) -> bool:
-        if self.pending is not None and self.asked and line.strip():
-            self._reply(answer=line.strip())
-            return True
+        if self.pending is not None and self.asked:
+            answer, _ = script_answer([line], "stream")
+            if answer is not None:
+                self._reply(answer=answer)
+                return True
         return False
 
     def _take(self, message: dict | None) -> bool:

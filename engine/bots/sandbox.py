@@ -28,6 +28,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -127,16 +128,18 @@ class Sandbox:
         return args
 
     def command(self, uid: int, argv: Sequence[str], files: Mapping[str, tuple[int, bool]],
-                env: Mapping[str, str]) -> list[str]:
-        """The bwrap command line; ``files`` maps a name in the working dir to (fd, executable)."""
+                env: Mapping[str, str], keep_dir: str | None = None) -> list[str]:
+        """The bwrap command line; ``files`` maps a name in the working dir to (fd, executable);
+        ``keep_dir`` (a directory of the controller's, ``Jail.private_dir``) is the working
+        dir instead of a fresh one, so what the bot writes there is there next time."""
         args = [self.bwrap, "--unshare-pid", "--unshare-ipc", "--unshare-net", "--unshare-uts",
                 "--unshare-cgroup-try", "--die-with-parent", "--new-session"]
         if not self.as_root:
             args += ["--unshare-user", "--uid", str(uid), "--gid", str(uid)]
         args += self._binds()
         args += ["--dev", "/dev", "--proc", "/proc",
-                 "--size", str(self.limits.disk_mb << 20), "--perms", "1777", "--tmpfs", "/tmp",
-                 "--perms", "0777", "--dir", WORKDIR]
+                 "--size", str(self.limits.disk_mb << 20), "--perms", "1777", "--tmpfs", "/tmp"]
+        args += ["--bind", keep_dir, WORKDIR] if keep_dir else ["--perms", "0777", "--dir", WORKDIR]
         for name, (fd, executable) in files.items():
             args += ["--perms", "0755" if executable else "0644", "--file", str(fd), f"{WORKDIR}/{name}"]
         args += ["--chdir", WORKDIR, "--clearenv"]
@@ -172,7 +175,7 @@ class Unsandboxed:
         return Jail(self, None)
 
     def command(self, uid: int | None, argv: Sequence[str], files: Mapping[str, tuple[int, bool]],
-                env: Mapping[str, str]) -> list[str]:
+                env: Mapping[str, str], keep_dir: str | None = None) -> list[str]:
         return [*self.limits.prlimit_args(), *argv]
 
 
@@ -183,15 +186,26 @@ class Jail:
         self.sandbox = sandbox
         self.uid = uid
 
+    def private_dir(self) -> str:
+        """A new directory only this bot can use, for ``popen(keep_dir=...)``: kept between
+        its processes (one per turn) until the caller removes it. The other bots' sandboxes
+        do not bind it (and their ``/tmp`` is their own); as root it belongs to the bot's uid."""
+        path = tempfile.mkdtemp(prefix="koth-bot-")
+        if self.uid is not None and self.sandbox.sandboxed and os.geteuid() == 0:
+            os.chown(path, self.uid, self.uid)
+        return path
+
     def popen(self, argv: Sequence[str], files: Mapping[str, tuple[bytes, bool]] | None = None,
-              env: Mapping[str, str] | None = None, stderr: int | None = subprocess.PIPE) -> subprocess.Popen:
-        """Start ``argv`` with byte pipes on stdin/stdout (and stderr unless told)."""
+              env: Mapping[str, str] | None = None, stderr: int | None = subprocess.PIPE,
+              keep_dir: str | None = None) -> subprocess.Popen:
+        """Start ``argv`` with byte pipes on stdin/stdout (and stderr unless told); in
+        ``keep_dir`` (``private_dir``) as its working directory when given."""
         files = files or {}
         if not self.sandbox.sandboxed:
             full_env = dict(os.environ, **(env or {}))
             return subprocess.Popen(self.sandbox.command(None, argv, {}, {}), stdin=subprocess.PIPE,
                                     stdout=subprocess.PIPE, stderr=stderr, env=full_env,
-                                    start_new_session=True)
+                                    start_new_session=True, cwd=keep_dir)
         fds: dict[str, tuple[int, bool]] = {}
         try:
             for name, (content, executable) in files.items():
@@ -199,7 +213,7 @@ class Jail:
                 os.write(fd, content)
                 os.lseek(fd, 0, os.SEEK_SET)
                 fds[name] = (fd, executable)
-            command = self.sandbox.command(self.uid, argv, fds, env or {})
+            command = self.sandbox.command(self.uid, argv, fds, env or {}, keep_dir)
             return subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                     stderr=stderr, pass_fds=[fd for fd, _ in fds.values()],
                                     start_new_session=True, env={})

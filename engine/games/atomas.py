@@ -1,4 +1,4 @@
-"""Atomas rules as a pure state machine (rule book: shared/rules/atomas.md).
+"""Atomas rules as a pure state machine (rules for bot authors: docs/rules/atomas.md).
 
 The ring is a list of items, ints for atoms and ``"+"`` for a plus that did not react.
 No I/O, no clocks: every random draw comes from a stream seeded by ``(key, move)``, the key

@@ -1,4 +1,4 @@
-"""Flit rules as a pure state machine (rule book: shared/rules/flit.md).
+"""Flit rules as a pure state machine (rules for bot authors: docs/rules/flit.md).
 
 The torus is a flat list of colours indexed ``y * size + x``: 0 empty, 1..k the bots,
 5 neutral. Piece counts are kept up to date so the end conditions cost O(k) per turn.
@@ -116,9 +116,11 @@ class FlitState:
     def acting_seats(self) -> tuple[int, ...]:
         return () if self.outcome is not None else (self.player,)
 
-    def apply_actions(self, actions: Mapping[int, Move]) -> list[Change]:
-        """The common turn API: the player to move's action; returns the changed squares."""
-        return self.apply_action(actions[self.player])
+    def apply_actions(self, actions: Mapping[int, Move]) -> tuple[Change, ...]:
+        """The common turn API: the player to move's action; returns the changed squares
+        (a tuple: the session keeps every turn's changes for the bots' messages, and a tuple
+        of tuples of ints costs the garbage collector nothing once it has seen it)."""
+        return tuple(self.apply_action(actions[self.player]))
 
     def default_action(self, seat: int = 0) -> Move:
         return (0, 0, 0, 0)

@@ -1,9 +1,12 @@
-"""What a bot is told and how its answer is read, per game (the rules never parse text).
+"""What each bot is told and how its answer is read, per game (the rules never parse text).
 
-Each game's module gives: the structured messages the controller sends (``start_message``,
-``turn_message``), their text-protocol lines (``message_lines``), answer parsing
-(``parse_answer``), the read-only view a function bot gets (``FunctionClient``), and the
-replay-record entries (``record_start``, ``record_turn``).
+Each game's module (``engine/wire/<name>.py``) gives: ``SPEC`` (its ``GameSpec``, which the
+registry discovers), the structured messages each seat is sent (``start_message``,
+``observation``), their text-protocol lines and per-turn argv (``message_lines``,
+``message_argv``), answer parsing (``parse_answer``) and a function bot's return value as an
+answer (``answer_text``; the one below serves Atomas and Flit), the read-only view a function
+bot gets (``FunctionClient``), and the replay record's game fields (``record_start``,
+``record_turn``, ``replay_check``). docs/architecture.md has the signatures.
 """
 
 from __future__ import annotations
