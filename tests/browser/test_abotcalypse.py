@@ -183,3 +183,24 @@ def test_a_four_bot_match_runs_animates_and_replays(arena, results_dir):
     page.get_by_role("button", name=f"View of {seat + 1} {name}").click()
     shown = page.get_by_label(f"View of {name}", exact=True)
     expect(shown).to_have_text("\n".join(states[turn].view_rows(seat)))
+
+
+def test_a_script_bot_runs_afresh_each_turn_with_its_memory_file(arena):
+    """A posted script, as on the original challenge: started each turn with the view as its
+    last argument, in a directory of its own where storage.txt keeps its plan's step."""
+    arena.setup(game="abotcalypse", games=1, seed=5, time_limit_ms=1000)
+    arena.button("Remove bot").click()
+    arena.button("Remove bot").click()
+    expect(arena.page.locator("#bot-panels .bot-panel:visible")).to_have_count(2)
+    arena.label("Bot 1 example").select_option("script")
+    arena.label("Bot 2 example").select_option("builder")
+    arena.label("Max turns").fill("12")
+    arena.run(timeout_ms=300_000)
+    (record,) = arena.records()
+    seat = record["bot_index"].index(0)
+    played = [t["played"][seat] for t in record["turns"] if seat in t["seats"]]
+    faults = [t["faults"][t["seats"].index(seat)] for t in record["turns"] if seat in t["seats"]]
+    assert faults and not any(faults), (faults, arena.console(1).inner_text())
+    # its plan, one step a turn: only a memory kept between runs gets past the first step
+    plan = ["drop down", "drop left", "drop right", "drop up", "move up", "drop up", "move down"]
+    assert played[:len(plan)] == plan[:len(played)], played
