@@ -204,3 +204,27 @@ def test_a_script_bot_runs_afresh_each_turn_with_its_memory_file(arena):
     # its plan, one step a turn: only a memory kept between runs gets past the first step
     plan = ["drop down", "drop left", "drop right", "drop up", "move up", "drop up", "move down"]
     assert played[:len(plan)] == plan[:len(played)], played
+
+
+def test_a_native_replay_opens_ranked_by_mean_score(arena, tmp_path):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    replay = tmp_path / "abot.json"
+    subprocess.run([sys.executable, "-m", "engine", "match", "abotcalypse", "builtin:random",
+                    "builtin:builder", "--games", "2", "--max-turns", "30", "--seed", "2",
+                    "--replay", str(replay)],
+                   cwd=Path(__file__).resolve().parents[2], check=True, capture_output=True, timeout=120)
+    summary = __import__("json").loads(replay.read_text())["summary"]
+    arena.label("Open replay…").set_input_files(str(replay))
+    expect(arena.status).to_contain_text("Opened abot.json: aBOTcalypse, 2 records")
+    assert arena.canvas_label().startswith("aBOTcalypse board 48×24, turn 0 of ")
+    # The engine's summary as it is: ranked by mean score, best first.
+    names = ["random", "builder"]
+    order = arena.results_table().get_by_role("rowheader").all_inner_texts()
+    assert order == [names[i] for i in summary["ranking"]], order
+    for i, name in enumerate(names):
+        row = arena.result_row(name)
+        assert row[2] == str(summary["ranking"].index(i) + 1), row
+        assert float(row[3]) == summary["mean_scores"][i], row
