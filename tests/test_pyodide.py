@@ -123,3 +123,52 @@ def test_golden_records_replay_identically_in_pyodide(both) -> None:
     cpython, pyodide = both
     assert cpython["replayed"], "there are golden records to replay"
     assert cpython["replayed"] == pyodide["replayed"]
+
+
+PER_TURN = '''
+import json, os, sys
+from engine.bots.host import BotHost
+from engine.registry import get_game
+from engine.session import GameSession
+
+SCRIPT = """
+import os, sys
+view = sys.argv[-1]
+stdin = sys.stdin.read().rstrip("\\\\n")
+n = int(open("count.txt").read()) + 1 if os.path.exists("count.txt") else 1
+open("count.txt", "w").write(str(n))
+print(f"count {n} same {int(stdin == view and len(sys.argv) == 2)} cwd {int(os.getcwd() != HOME)}")
+"""
+
+spec = get_game("abotcalypse")
+home = os.getcwd()
+answers = []
+for game in range(2):
+    session = GameSession(spec, spec.settings(players=2), 1, ["a", "b"])
+    host = BotHost(lambda: None, lambda reply: None)
+    loaded = host.handle({"op": "load", "id": 1, "game": "abotcalypse",
+                          "code": SCRIPT.replace("HOME", repr(home))})
+    host.handle({"op": "start", "id": 2, "message": session.start_message(0)})
+    session.next_requests()
+    for turn in range(3):
+        message = session.wire.observation(session.state, 0, [])
+        answers.append(host.handle({"op": "turn", "id": 3 + turn, "message": message})["answer"])
+    host.handle({"op": "end", "id": 9})
+json.dumps({"loaded": loaded["ok"], "answers": answers, "cwd_back": os.getcwd() == home,
+            "platform": sys.platform})
+'''
+
+
+def test_per_turn_scripts_keep_their_directory_in_pyodide() -> None:
+    """The page's bot Worker runs the bot host under Pyodide: a per-turn script gets the view
+    as its last argument and on stdin, in a directory of its own (not the Worker's working
+    directory) that it finds again next turn and that is fresh each game."""
+    node = shutil.which("node")
+    assert node and (ROOT / "node_modules" / "pyodide").is_dir(), "Node and `npm ci` are needed"
+    done = subprocess.run([node, str(RUNNER)], input=PER_TURN, capture_output=True, text=True,
+                          cwd=ROOT, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    out = json.loads(done.stdout)
+    assert out["platform"] == "emscripten" and out["loaded"] is True and out["cwd_back"] is True
+    expected = [f"count {n} same 1 cwd 1" for n in (1, 2, 3)]
+    assert out["answers"] == expected * 2

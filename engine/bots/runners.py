@@ -137,6 +137,7 @@ class FunctionRunner:
         self.wire = get_game(game).wire
         self.bot = bot
         self.out, self.err = Capture(), Capture()
+        self.swap = _Swap(self.out, self.err)  # one for every turn
         self.move: Callable[[Any], Any] | None = None
 
     def start(self, message: dict) -> BotAnswer:
@@ -164,7 +165,7 @@ class FunctionRunner:
         if self.move is None:
             return self._answer(error="the bot did not load")
         try:
-            with _Swap(self.out, self.err):
+            with self.swap:
                 value = self.move(view)
             return self._answer(answer=self.wire.answer_text(value))
         except BaseException as exc:  # noqa: BLE001

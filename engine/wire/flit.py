@@ -44,7 +44,7 @@ def parse_answer(text: str, state: FlitState, seat: int = 0) -> Move:
     if len(parts) != 4:
         raise InvalidAnswerError(text, "expected four integers 'x0 y0 x1 y1'")
     try:
-        x0, y0, x1, y1 = (int(p) for p in parts)
+        x0, y0, x1, y1 = map(int, parts)
     except ValueError:
         raise InvalidAnswerError(text, "expected four integers 'x0 y0 x1 y1'") from None
     return (x0, y0, x1, y1)
