@@ -2,7 +2,7 @@
 // spec gives it. esbuild bundles every module the template can name into the page's
 // script, so nothing is fetched from elsewhere (the page's CSP allows only its own scripts).
 //
-// A renderer's default export (docs: ISSUE 7's contract, plus optional extras the viewer uses):
+// A renderer's default export (the entries with ? are optional):
 //   initialFrame(record) -> frame           the position before turn 1, from record.start
 //   applyTurn(frame, turn) -> frame         a new frame after one turn record (schema 2)
 //   draw(ctx, width, height, frame, names)  only known values drawn
