@@ -7,6 +7,7 @@ import re
 
 import pytest
 from playwright.sync_api import expect
+from test_accessibility import _serious_violations
 
 from engine.games.abotcalypse import PRESETS, AbotState
 
@@ -103,6 +104,7 @@ def test_replay_side_view_deaths_and_each_bots_view(arena, results_dir):
         else:
             expect(shown).to_contain_text("dead bot sees nothing")
     page.locator("section.viewer").screenshot(path=str(results_dir / "abotcalypse-views.png"))
+    assert _serious_violations(page) == []  # the views and their toggles too
     # Hidden again on demand.
     views.get_by_role("button", name=f"View of 1 {NAMES[0]}").click()
     expect(page.get_by_label(f"View of {NAMES[0]}", exact=True)).to_have_count(0)
