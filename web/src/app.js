@@ -713,7 +713,7 @@ function applyHash() {
   return true;
 }
 
-// "Flit trial, seed 5, 10 games, Time limit (ms) 100, bots: a, b" for the notice.
+// "TITLE PRESET, seed 5, 10 games, Time limit (ms) 100, bots: a, b" for the notice.
 function describeSettings(bots) {
   const g = settings.game;
   const spec = specOf(g);

@@ -514,7 +514,8 @@ async function start() {
   startup.botStarts = bots.map((bot) => bot.readyMs);
   refillWarm(); // the spare starts once the first two no longer compete for the CPU
   status("ready", scriptBots ? "Ready." : "Ready. This browser lacks JavaScript Promise Integration "
-    + "(JSPI): script bots that read input() through a whole game (stream mode) cannot run; function bots work.", 1,
+    + "(JSPI): script bots that read input() through a whole game (stream mode) cannot run; "
+    + "function bots work.", 1,
   { games, jspi: scriptBots, isolated, startup });
   if (fresh && snapshot) {
     storeSnapshot(config.buildId, snapshot).then((stored) => {
