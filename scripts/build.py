@@ -4,8 +4,11 @@
     python scripts/build.py [--out build/site] [--pyodide-cdn URL]
 
 Steps: npm ci (when node_modules is missing or older than package-lock.json), bundle the
-page and the workers with esbuild, copy the static files, copy the Pyodide runtime (unless
---pyodide-cdn is given), write engine.zip and config.json. Standard library only.
+page and the workers with esbuild (the page's bundle holds every game's renderer,
+web/src/games/*.js, which it imports by name), copy the static files, render the rule books
+for bot authors (docs/rules/*.md, with `marked` pinned in package.json) to
+docs/rules/*.html, copy the Pyodide runtime (unless --pyodide-cdn is given), write
+engine.zip and config.json. Standard library only.
 """
 from __future__ import annotations
 
@@ -31,6 +34,44 @@ STATIC_FILES = ["web/index.html", "web/style.css", "web/main.py"]
 # Files of node_modules/pyodide/ that loadPyodide may fetch (any version layout).
 PYODIDE_SUFFIXES = (".js", ".mjs", ".wasm", ".zip")
 PYODIDE_EXTRA = ("pyodide-lock.json", "package.json")
+
+
+RULES_DIR = "docs/rules"
+# Renders Markdown files to HTML with marked: argv = [out_dir, file.md, ...]; each page gets
+# the site's stylesheet and a link back to the page.
+RENDER_RULES_JS = r"""
+import { readFileSync, writeFileSync } from "node:fs";
+import { basename } from "node:path";
+import { marked } from "marked";
+const [outDir, ...files] = process.argv.slice(1);
+const POLICY = "default-src 'self'; script-src 'none'; style-src 'self'; img-src 'self' data:; "
+  + "object-src 'none'; base-uri 'none'; form-action 'none'";
+const entities = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" };
+const escape = (t) => t.replace(/[&<>"]/g, (c) => entities[c]);
+for (const file of files) {
+  const text = readFileSync(file, "utf8");
+  const title = (text.match(/^# (.+)$/m) || [, basename(file, ".md")])[1];
+  const body = marked.parse(text, { gfm: true });
+  writeFileSync(`${outDir}/${basename(file, ".md")}.html`, `<!doctype html>
+<html lang="en">
+<head>
+  <meta charset="utf-8">
+  <meta name="viewport" content="width=device-width, initial-scale=1">
+  <meta http-equiv="Content-Security-Policy" content="${POLICY}">
+  <title>${escape(title)} · KotH Arena</title>
+  <link rel="icon" href="data:,">
+  <link rel="stylesheet" href="../../style.css">
+</head>
+<body>
+  <main class="rules-page">
+    <p><a href="../../index.html">← KotH Arena</a></p>
+${body}
+  </main>
+</body>
+</html>
+`);
+}
+"""
 
 
 class BuildError(Exception):
@@ -100,6 +141,25 @@ def bundle(src: Path, dest: Path):
                        text=True)
     if r.returncode != 0:
         raise BuildError(f"esbuild failed for {src.relative_to(ROOT)}:\n{r.stdout}")
+
+
+def render_rules(out: Path) -> int:
+    """docs/rules/<game>.md -> <out>/docs/rules/<game>.html (the page links each game's
+    spec.rules_doc with .md replaced by .html)."""
+    sources = sorted((ROOT / RULES_DIR).glob("*.md"))
+    dest = out / RULES_DIR
+    dest.mkdir(parents=True, exist_ok=True)
+    if not sources:
+        return 0
+    node = shutil.which("node")
+    if node is None:
+        raise BuildError("node not found on PATH (needed to render the rule books)")
+    r = subprocess.run([node, "--input-type=module", "-e", RENDER_RULES_JS, str(dest),
+                        *map(str, sources)], cwd=ROOT, stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, text=True)
+    if r.returncode != 0:
+        raise BuildError(f"rendering the rule books failed:\n{r.stdout[-4000:]}")
+    return len(sources)
 
 
 def copy_pyodide(out: Path) -> int:
@@ -173,6 +233,8 @@ def build(out_dir: str = DEFAULT_OUT, pyodide_cdn: str | None = None) -> Path:
             continue
         shutil.copy2(src, out / src.name)
         step(f"copied {rel}")
+    n = render_rules(out)
+    step(f"rendered {n} rule books to {RULES_DIR}/*.html")
     if pyodide_cdn:
         if (out / "pyodide").is_dir():
             shutil.rmtree(out / "pyodide")

@@ -407,3 +407,44 @@ def test_the_examples_play_a_series_through_the_cli_without_faults_and_the_repla
     turn["deaths"][0][1] = "old age"
     with pytest.raises(ReplayError, match="deaths"):
         replay_record(forged)
+
+
+# -- per-turn script bots, hosted and native -------------------------------------------------
+PLAN = ["drop down", "drop left", "drop right", "drop up", "move up", "drop up", "move down"]
+
+
+def test_a_hosted_per_turn_script_reads_sys_argv_and_keeps_storage_txt_in_its_own_directory(tmp_path,
+                                                                                             monkeypatch):
+    from engine.bots.runners import OneShotScriptRunner
+
+    monkeypatch.chdir(tmp_path)  # the controller's directory: the bot must not write here
+    runner = OneShotScriptRunner("abotcalypse", load_code((EXAMPLES / "script.py").read_text()), "per_turn")
+    state = layout(20, 30, bots=[(10, 0), (2, 0)])
+    runner.start(wire.start_message(state, 0))
+    answers = []
+    for _ in range(9):
+        reply = runner.turn(wire.observation(state, 0, []))
+        assert reply.error is None, reply.error
+        answers.append(reply.answer)
+        state.apply_actions({0: wire.parse_answer(reply.answer, state, 0)})
+    assert answers == [*PLAN, "rest", "rest"]
+    assert Path(runner.workdir, "storage.txt").read_text() == "7"
+    assert list(tmp_path.iterdir()) == []
+    workdir = runner.workdir
+    runner.end()
+    assert not Path(workdir).exists()
+
+
+@pytest.mark.parametrize("bot", ["builtin:script", f"cmd:{sys.executable} {EXAMPLES / 'script.py'}"])
+def test_a_native_per_turn_script_bot_follows_its_plan_through_the_cli(tmp_path, bot):
+    path = tmp_path / "series.json"
+    done = subprocess.run([sys.executable, "-m", "engine", "match", "abotcalypse", bot, "builtin:builder",
+                           "--games", "1", "--seed", "4", "--secret", "S", "--max-turns", "9", "--json",
+                           "--replay", str(path)],
+                          cwd=Path(wire.__file__).resolve().parents[2], capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["games"][0]["faults"][0] == 0
+    record = json.loads(path.read_text(encoding="utf-8"))["records"][0]
+    answers = [turn["answers"][turn["seats"].index(0)] for turn in record["turns"] if 0 in turn["seats"]]
+    assert answers == [*PLAN, "rest", "rest"]

@@ -156,7 +156,8 @@ class Arena:
         return self.page.get_by_role("table", name=re.compile(r"^Results\b"))
 
     def result_row(self, bot_name: str) -> list[str]:
-        """The cells of a bot's row in the results table: [name, games, wins, mean, faults]."""
+        """The cells of a bot's row in the results table: [name, games, wins, mean, faults]
+        (games scored by mean score show the rank where wins would be)."""
         row = self.results_table().get_by_role("row").filter(
             has=self.page.get_by_role("rowheader", name=bot_name, exact=True))
         return [c.strip() for c in row.locator("th, td").all_inner_texts()]

@@ -59,7 +59,8 @@ def test_infinite_loop_times_out_and_page_stays_responsive(open_arena, isolated_
     assert spinner[1] == "1" and int(spinner[4]) >= 1, spinner
     assert greedy[1] == "1" and greedy[2] == "1", greedy
     (record,) = arena.records()
-    faults = [t["faults"][0] for t in record["turns"] if t["seats"][0] == record["bot_index"].index(0)]
+    spinner_seat = record["bot_index"].index(0)
+    faults = [t["faults"][0] for t in record["turns"] if t["seats"] == [spinner_seat]]
     assert faults[0]["kind"] == "timeout", faults[0]
     assert all(f is not None for f in faults)
 

@@ -45,6 +45,11 @@ def test_atomas_series_with_example_bots(arena, results_dir):
     greedy = arena.result_row("greedy")
     random_ = arena.result_row("random")
     assert greedy[1] == "3" and random_[1] == "3", (greedy, random_)
+    # Atomas is scored by mean score (its spec): the bots ranked, best first, no wins.
+    heads = arena.results_table().get_by_role("columnheader").all_inner_texts()
+    assert heads == ["Bot", "Games", "Rank", "Mean score", "Faults"], heads
+    assert (greedy[2], random_[2]) == ("1", "2"), (greedy, random_)
+    assert arena.results_table().get_by_role("rowheader").all_inner_texts() == ["greedy", "random"]
     assert float(greedy[3]) > float(random_[3]), (greedy, random_)
     assert greedy[4] == "0" and random_[4] == "0", (
         greedy, random_, arena.console(1).inner_text(), arena.console(2).inner_text())
@@ -68,6 +73,8 @@ def test_flit_match_between_pasted_bots(arena, results_dir):
     assert status.startswith("Finished: 1 game;"), status
     assert re.search(r"hunter \d+ wins?, first \d+ wins?", status), status
 
+    heads = arena.results_table().get_by_role("columnheader").all_inner_texts()
+    assert heads == ["Bot", "Games", "Wins", "Mean score", "Faults"], heads  # Flit counts wins
     hunter, first = arena.result_row("hunter"), arena.result_row("first")
     assert hunter[1:3] in (["1", "1"], ["1", "0"]) and first[1] == "1", (hunter, first)
     assert int(hunter[2]) + int(first[2]) <= 1
@@ -133,7 +140,7 @@ def test_script_bots_flit_input_and_atomas_raw_input(arena):
     expect(arena.console(1)).not_to_contain_text("fault")
     (record,) = arena.records()
     seat = record["bot_index"].index(0)
-    mine = [t for t in record["turns"] if t["seats"][0] == seat]
+    mine = [t for t in record["turns"] if t["seats"] == [seat]]
     moved = [t for t in mine if t["move"] is not None]
     assert mine and not any(t["faults"][0] for t in mine)
     assert len(moved) > 10, f"the script bot made only {len(moved)} moves"
@@ -147,7 +154,7 @@ def test_script_bots_flit_input_and_atomas_raw_input(arena):
     expect(arena.console(1)).to_contain_text("thinking about")
     records = arena.records()
     raw = next(r for r in records if r["bot_index"] == [0])
-    assert raw["turns"] and all(t["faults"][0] is None for t in raw["turns"])
+    assert raw["turns"] and all(t["faults"] == [None] for t in raw["turns"])
     assert raw["turns"][0]["answers"][0].startswith("0")
 
 
@@ -164,4 +171,4 @@ def test_syntax_error_is_reported_and_the_other_bot_plays(arena):
     assert broken[1] == "1" and broken[2] == "0" and int(broken[4]) >= 1, broken
     (record,) = arena.records()
     greedy_seat = record["bot_index"].index(1)
-    assert any(t["move"] for t in record["turns"] if t["seats"][0] == greedy_seat)
+    assert any(t["move"] for t in record["turns"] if t["seats"] == [greedy_seat])

@@ -135,7 +135,7 @@ def test_an_unknown_atomas_item_is_refused_and_never_stops_the_viewer(arena, rep
     for turn in record["turns"]:
         turn["board"] = ["constructor", "__proto__", 10**9, -3, "+", 2]
         turn["atom"] = "toString"
-    arena.page.evaluate("(rec) => window.kothArena.viewer.load({game: 'atomas', bots: ['x'], "
+    arena.page.evaluate("(rec) => window.kothArena.viewer.load({renderer: 'atomas', bots: ['x'], "
                         "records: [rec]})", record)
     expect(arena.page.locator("canvas#board")).to_have_attribute(
         "aria-label", re.compile(r"items \(\? \? \? \? \+ 2\), atom in play \?"))
@@ -149,7 +149,7 @@ def test_an_unknown_atomas_item_is_refused_and_never_stops_the_viewer(arena, rep
     # Flit: colours outside 0..5 are drawn as a cross; the board plays on.
     flit = copy.deepcopy(replays["flit"]["records"][0])
     flit["start"]["changes"] += [[5, 5, 9], [6, 6, 200]]
-    arena.page.evaluate("(rec) => window.kothArena.viewer.load({game: 'flit', bots: ['x', 'y'], "
+    arena.page.evaluate("(rec) => window.kothArena.viewer.load({renderer: 'flit', bots: ['x', 'y'], "
                         "records: [rec]})", flit)
     arena.button("Play").click()
     arena.page.wait_for_function("Number(document.getElementById('scrub').value) >= 20")
@@ -282,8 +282,8 @@ def test_a_share_link_keeps_the_visitors_bots_and_restore_brings_them_back(open_
     page = visitor.page
     notice = page.get_by_role("region", name="Notice")
     expect(notice).to_contain_text(
-        "Opened a shared challenge: Atomas standard, seed 5, 10 games, time limit 100 ms, "
-        "at most 300 moves, bots: sharer, second. Nothing runs until you press Run.")
+        "Opened a shared challenge: Atomas standard, seed 5, 10 games, Time limit (ms) 100, "
+        "Max moves 300, bots: sharer, second. Nothing runs until you press Run.")
     expect(notice).to_contain_text("The bots you had before opening a shared link are kept.")
     assert page.evaluate("window.kothArena.getCode(0)") == SHARED
     assert page.evaluate("window.kothArena.runsStarted") == 0
@@ -349,6 +349,7 @@ def test_a_failing_save_shows_a_persistent_warning(arena_context, open_arena, si
     arena = open_arena(site_url)
     page = arena.page
     warning = page.get_by_role("alert")
+    arena.setup(game="flit")
     arena.set_bot(1, OWN, name="unsaved")
     expect(warning).to_contain_text("Your bots' code is not being saved: its storage is full.")
     expect(warning).to_contain_text("download the code")
@@ -366,6 +367,8 @@ def test_a_failing_save_shows_a_persistent_warning(arena_context, open_arena, si
 def test_two_tabs_keep_each_others_code(open_arena, site_url):
     first = open_arena(site_url)
     second = open_arena(site_url)
+    for tab in (first, second):
+        tab.setup(game="flit")
     first.set_bot(1, "def move(view):\n    return 0  # first tab\n")
     second.page.wait_for_function("window.kothArena.getCode(0).includes('# first tab')")
     second.set_bot(1, "def move(view):\n    return 0  # second tab\n")

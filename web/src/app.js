@@ -1,35 +1,31 @@
 // KotH Arena page: settings, bot panels, the controller worker, the viewer, results.
-// No Python runs on this thread: everything goes through controller_worker.js.
+// No Python runs on this thread: everything goes through controller_worker.js. The page
+// knows no game: the game menu, presets, fields, bot counts, examples and rules links are
+// built from the engine's game specs (the controller's ready status sends them; a copy is
+// kept in localStorage so a returning visitor's form is there before Python is).
 
 import { createEditor } from "./editor.js";
 import { BotConsole } from "./console.js";
 import { Viewer } from "./viewer.js";
-import { checkReplaySize, checkReplayText, seriesFromDocument, GAMES } from "./replay.js";
+import { checkReplaySize, checkReplayText, seriesFromDocument } from "./replay.js";
 import { renderResults } from "./results.js";
+import { loadRenderer } from "./renderers.js";
 import * as store from "./storage.js";
 
-const PRESETS = {
-  flit: [{ value: "trial", label: "trial (2 bots, 16×16, 1,024 turns, 100 ms)", bots: 2, time_limit_ms: 100 }],
-  // 1 s: a posted answer runs as a process per move, as the original controller ran it.
-  atomas: [{ value: "standard", label: "standard (1,000 ms a move)", bots: null, time_limit_ms: 1000 }],
-};
-const MAX_PANELS = 2;
-const DEFAULT_SETTINGS = {
-  game: "flit", preset: "trial", seed: 1, games: 10, time_limit_ms: 100, max_moves: 2000, atomas_bots: 2,
-};
-const LIMITS = {
-  seed: [0, 4294967295], games: [1, 1000], time_limit_ms: [1, 60000], max_moves: [1, 1000000],
-};
-const FIELD_LABELS = { seed: "Seed", games: "Games", time_limit_ms: "Time limit (ms)", max_moves: "Max moves" };
+const MAX_PANELS = 8; // no game takes more bots than this (the spec's max_bots)
+const DEFAULT_SETTINGS = { game: null, preset: null, seed: 1, games: 10, perGame: {} };
+const LIMITS = { seed: [0, 4294967295], games: [1, 1000] };
+const FIELD_LABELS = { seed: "Seed", games: "Games" };
 
 const $ = (id) => document.getElementById(id);
 const els = {
   status: $("status"), statusText: $("status-text"), statusError: $("status-error"), progress: $("progress"),
   form: $("settings-form"), game: $("game"), preset: $("preset"), seed: $("seed"), randomSeed: $("random-seed"),
-  games: $("games"), timeLimit: $("time-limit"), maxMoves: $("max-moves"), maxMovesField: $("max-moves-field"),
+  games: $("games"), gameFields: $("game-fields"), rules: $("rules-link"), gameSummary: $("game-summary"),
   run: $("run"), stop: $("stop"), openReplay: $("open-replay"), replayFile: $("replay-file"), share: $("share"),
   shareBox: $("share-box"), shareUrl: $("share-url"),
   addBot: $("add-bot"), removeBot: $("remove-bot"), botCount: $("bot-count-controls"), panels: $("bot-panels"),
+  botLimits: $("bot-limits"), seatViews: $("seat-views"),
   results: $("results"),
   notice: $("notice"), noticeText: $("notice-text"), noticeRestore: $("notice-restore"),
   noticeDiscard: $("notice-discard"), noticeClose: $("notice-close"),
@@ -37,19 +33,64 @@ const els = {
   downloadBots: $("download-bots"), retrySave: $("retry-save"),
 };
 
+// ---- the games (the engine's specs) ------------------------------------------------------
+let specs = validSpecs(store.load("games", null)); // the cached copy until Python sends its own
+function validSpecs(list) {
+  if (!Array.isArray(list)) return [];
+  return list.filter((g) => g && typeof g.name === "string" && Array.isArray(g.presets) && g.presets.length
+    && Array.isArray(g.fields) && typeof g.renderer === "string");
+}
+const gameNames = () => specs.map((g) => g.name);
+const specOf = (game) => specs.find((g) => g.name === game) || null;
+function presetOf(game, name) {
+  const spec = specOf(game);
+  if (!spec) return null;
+  return spec.presets.find((p) => p.name === name) || spec.presets.find((p) => p.name === spec.default_preset)
+    || spec.presets[0];
+}
+// [min, max] bots the preset allows (within the game's and the page's limits).
+function botBounds(game, preset) {
+  const spec = specOf(game);
+  const p = presetOf(game, preset);
+  if (!spec || !p) return [1, 2];
+  const [lo, hi] = Array.isArray(p.bots) ? p.bots : [spec.min_bots, spec.max_bots];
+  return [Math.max(1, lo), Math.min(MAX_PANELS, hi)];
+}
+
 // ---- state ----------------------------------------------------------------------------
 const saver = store.makeSaver(250);
-let settings = { ...DEFAULT_SETTINGS, ...(store.load("settings", {}) || {}) };
-if (!GAMES.includes(settings.game)) settings.game = DEFAULT_SETTINGS.game;
-const botsByGame = {};
-for (const g of GAMES) botsByGame[g] = normaliseBots(store.load(`bots:${g}`, null));
-let examples = { flit: {}, atomas: {} };
+let settings = migrateSettings({ ...DEFAULT_SETTINGS, ...(store.load("settings", {}) || {}) });
+const botsByGame = {}; // game -> [{name, code}] x MAX_PANELS, loaded from storage when first shown
 let ready = false;
 let runCounter = Number(store.load("run-counter", 0)) || 0;
 let run = null; // {id, game, names, records: [], summary}
 let switching = false;
 let poolReady = 0; // bot Workers started and waiting (scripts/bench_web waits for them)
 let lastTiming = null; // per bot: round-trip median/p95 of the last run (scripts/bench_web)
+let hashPending = false; // a shared link waiting for the games to be known
+
+// Settings saved before the page was built from the specs kept one time limit, one max
+// moves and one bot count for all games: they become the saved game's own.
+function migrateSettings(s) {
+  if (!s.perGame || typeof s.perGame !== "object" || Array.isArray(s.perGame)) s.perGame = {};
+  if (typeof s.game === "string" && !s.perGame[s.game]) {
+    const fields = {};
+    for (const k of ["time_limit_ms", "max_moves"]) if (Number.isInteger(s[k])) fields[k] = s[k];
+    s.perGame[s.game] = { preset: typeof s.preset === "string" ? s.preset : null, fields,
+      count: Number.isInteger(s.atomas_bots) ? s.atomas_bots : null };
+  }
+  for (const k of ["time_limit_ms", "max_moves", "atomas_bots"]) delete s[k];
+  return s;
+}
+
+// This game's saved choices: {preset, fields: {key: value}, count}.
+function gameSettings(game = settings.game) {
+  const key = game ?? "";
+  if (!settings.perGame[key]) settings.perGame[key] = { preset: null, fields: {}, count: null };
+  const g = settings.perGame[key];
+  if (!g.fields || typeof g.fields !== "object") g.fields = {};
+  return g;
+}
 
 function normaliseBots(list) {
   const out = [];
@@ -63,18 +104,24 @@ function normaliseBots(list) {
   return out;
 }
 
-function botCount(game = settings.game) {
-  const p = presetOf(game, settings.preset);
-  if (p && p.bots) return p.bots;
-  return Math.max(1, Math.min(MAX_PANELS, Number(settings.atomas_bots) || 2));
+function botsOf(game) {
+  const key = game ?? "";
+  if (!botsByGame[key]) botsByGame[key] = normaliseBots(game ? store.load(`bots:${game}`, null) : null);
+  return botsByGame[key];
 }
 
-function presetOf(game, value) {
-  return PRESETS[game].find((p) => p.value === value) || PRESETS[game][0];
+// How many bots the current game plays with: the saved count, within the preset's bounds.
+function botCount(game = settings.game) {
+  const g = gameSettings(game);
+  if (!specOf(game)) return Math.max(2, Math.min(MAX_PANELS, Number(g.count) || 2));
+  const [lo, hi] = botBounds(game, g.preset);
+  const p = presetOf(game, g.preset);
+  const usual = p.settings && Number.isInteger(p.settings.players) ? p.settings.players : 2;
+  return Math.max(lo, Math.min(hi, Number(g.count) || usual));
 }
 
 function saveSettings() { saver.schedule("settings", () => settings); }
-function saveBots(game) { saver.schedule(`bots:${game}`, () => botsByGame[game]); }
+function saveBots(game) { if (game) saver.schedule(`bots:${game}`, () => botsOf(game)); }
 window.addEventListener("pagehide", () => saver.flush());
 window.addEventListener("beforeunload", () => saver.flush());
 document.addEventListener("visibilitychange", () => { if (document.hidden) saver.flush(); });
@@ -103,7 +150,7 @@ function showSaveWarning() {
 
 function downloadBots() {
   const g = settings.game;
-  const text = botsByGame[g].slice(0, botCount(g))
+  const text = botsOf(g).slice(0, botCount(g))
     .map((b, i) => `# ---- Bot ${i + 1}: ${b.name} (${g}) ----\n${panels[i] ? panels[i].editor.value : b.code}\n`)
     .join("\n");
   const url = URL.createObjectURL(new Blob([text], { type: "text/x-python" }));
@@ -117,7 +164,7 @@ function downloadBots() {
 }
 
 function retrySaving() {
-  for (const g of GAMES) store.save(`bots:${g}`, botsByGame[g]);
+  for (const g of Object.keys(botsByGame)) if (g) store.save(`bots:${g}`, botsByGame[g]);
   store.save("settings", settings);
   if (!failedSaves.size) setStatus("Saved: your code is kept in this browser again.");
 }
@@ -184,7 +231,7 @@ function restoreKeptBots() {
   const kept = keptBots(g);
   if (!kept) return;
   saver.flush();
-  const shown = botsByGame[g].map((b) => ({ ...b }));
+  const shown = botsOf(g).map((b) => ({ ...b }));
   botsByGame[g] = kept.bots;
   keepBots(g, shown, KEPT[kept.reason].swap, true);
   store.save(`bots:${g}`, botsByGame[g]);
@@ -205,7 +252,7 @@ function discardKeptBots() {
 // ---- other tabs: their saved bots show here, unless this tab has edits not saved yet ------
 window.addEventListener("storage", (ev) => {
   const m = ev.key && ev.key.startsWith(store.PREFIX) ? /^bots:(\w+)$/.exec(ev.key.slice(store.PREFIX.length)) : null;
-  if (!m || !GAMES.includes(m[1]) || ev.newValue === null) return;
+  if (!m || !botsByGame[m[1]] || ev.newValue === null) return;
   const g = m[1];
   let theirs;
   try { theirs = normaliseBots(JSON.parse(ev.newValue)); } catch { return; }
@@ -232,7 +279,12 @@ function setProgress(value, label) {
 }
 
 // ---- bot panels --------------------------------------------------------------------------
+// Made when first needed (an editor costs time at start-up): as many as the game plays with.
 const panels = [];
+function ensurePanels(count) {
+  while (panels.length < Math.min(count, MAX_PANELS)) panels.push(makePanel(panels.length));
+}
+
 function makePanel(i) {
   const frag = $("bot-panel-template").content.cloneNode(true);
   const root = frag.querySelector(".bot-panel");
@@ -260,157 +312,256 @@ function makePanel(i) {
   const clearBtn = root.querySelector(".clear-console");
   clearBtn.setAttribute("aria-label", `Clear console of Bot ${n}`);
   els.panels.append(root);
+  const b = botsOf(settings.game)[i];
+  name.value = b.name;
   const editor = createEditor(root.querySelector(".editor"), {
     label: `Bot ${n} code`,
+    doc: b.code,
     onChange: (text) => {
       if (switching) return;
-      botsByGame[settings.game][i].code = text;
+      botsOf(settings.game)[i].code = text;
       saveBots(settings.game);
     },
   });
   const panel = { root, name, ex, editor, console: new BotConsole(con) };
   name.addEventListener("input", () => {
-    botsByGame[settings.game][i].name = name.value;
+    botsOf(settings.game)[i].name = name.value;
     saveBots(settings.game);
   });
   ex.addEventListener("change", () => {
-    const src = (examples[settings.game] || {})[ex.value];
+    const src = examplesOf(settings.game)[ex.value];
     if (typeof src !== "string") return;
     loadExample(i, ex.value, src);
   });
   clearBtn.addEventListener("click", () => panel.console.clear());
+  fillExampleSelect(panel);
   return panel;
 }
 
-function isDefaultName(name) {
-  const g = settings.game;
-  return !name.trim() || /^Bot \d+$/.test(name.trim()) || Object.hasOwn(examples[g] || {}, name.trim());
+function examplesOf(game) {
+  const spec = specOf(game);
+  return spec && spec.examples && typeof spec.examples === "object" ? spec.examples : {};
+}
+
+function isDefaultName(game, name) {
+  return !name.trim() || /^Bot \d+$/.test(name.trim()) || Object.hasOwn(examplesOf(game), name.trim());
 }
 
 function loadExample(i, exName, src) {
   const g = settings.game;
   const p = panels[i];
   p.editor.value = src; // onChange saves the code
-  botsByGame[g][i].code = src;
-  if (isDefaultName(p.name.value)) {
+  botsOf(g)[i].code = src;
+  if (isDefaultName(g, p.name.value)) {
     p.name.value = exName;
-    botsByGame[g][i].name = exName;
+    botsOf(g)[i].name = exName;
   }
   saveBots(g);
 }
 
-function fillExampleSelects() {
-  const names = Object.keys(examples[settings.game] || {});
-  panels.forEach((p, i) => {
-    const opts = [];
-    const first = document.createElement("option");
-    first.value = "";
-    first.textContent = ready ? (names.length ? "Choose an example…" : "No examples") : "Examples load with Python…";
-    opts.push(first);
-    for (const n of names) {
-      const o = document.createElement("option");
-      o.value = n;
-      o.textContent = n;
-      opts.push(o);
-    }
-    p.ex.replaceChildren(...opts);
-    p.ex.value = "";
-    p.ex.disabled = !names.length;
-  });
+function fillExampleSelect(p) {
+  const names = Object.keys(examplesOf(settings.game));
+  const first = document.createElement("option");
+  first.value = "";
+  first.textContent = names.length ? "Choose an example…" : (ready ? "No examples" : "Examples load with Python…");
+  const opts = [first, ...names.map((n) => {
+    const o = document.createElement("option");
+    o.value = n;
+    o.textContent = n;
+    return o;
+  })];
+  p.ex.replaceChildren(...opts);
+  p.ex.value = "";
+  p.ex.disabled = !names.length;
 }
 
-// After examples arrive: a bot with no code gets an example (bot i gets example i).
-function seedEmptyBots() {
-  for (const g of GAMES) {
-    const names = Object.keys(examples[g] || {});
-    if (!names.length) continue;
-    botsByGame[g].forEach((b, i) => {
-      if (b.code.trim()) return;
-      const exName = names[i % names.length];
-      b.code = examples[g][exName];
-      if (isDefaultNameFor(g, b.name)) b.name = exName;
-      saveBots(g);
-    });
-  }
-  showBots();
-}
-function isDefaultNameFor(g, name) {
-  return !name.trim() || /^Bot \d+$/.test(name.trim()) || Object.hasOwn(examples[g] || {}, name.trim());
+// Bots with no code get an example (bot i gets example i), in the game on show.
+function seedEmptyBots(g = settings.game) {
+  const examples = examplesOf(g);
+  const names = Object.keys(examples);
+  if (!g || !names.length) return;
+  botsOf(g).forEach((b, i) => {
+    if (b.code.trim()) return;
+    const exName = names[i % names.length];
+    b.code = examples[exName];
+    if (isDefaultName(g, b.name)) b.name = exName;
+    saveBots(g);
+  });
 }
 
 function showBots() {
   const g = settings.game;
   const count = botCount(g);
+  ensurePanels(count);
   switching = true;
   try {
     panels.forEach((p, i) => {
       p.root.hidden = i >= count;
-      const b = botsByGame[g][i];
+      const b = botsOf(g)[i];
       if (p.name.value !== b.name) p.name.value = b.name;
       if (p.editor.value !== b.code) p.editor.value = b.code;
     });
   } finally {
     switching = false;
   }
-  const fixed = !!presetOf(g, settings.preset).bots;
-  els.botCount.hidden = fixed;
-  els.addBot.disabled = count >= MAX_PANELS;
-  els.removeBot.disabled = count <= 1;
+  const [lo, hi] = botBounds(g, gameSettings(g).preset);
+  els.botCount.hidden = lo === hi;
+  els.addBot.disabled = count >= hi;
+  els.removeBot.disabled = count <= lo;
+  els.botLimits.textContent = !specOf(g) ? "" : lo === hi ? `This preset plays with ${lo} bots.`
+    : `This preset plays with ${lo} to ${hi} bots.`;
 }
 
 // ---- settings -----------------------------------------------------------------------------
+function option(value, text) {
+  const o = document.createElement("option");
+  o.value = value;
+  o.textContent = text;
+  return o;
+}
+
+function fillGames() {
+  if (!specs.length) {
+    els.game.replaceChildren(option("", "Games load with Python…"));
+    els.game.disabled = true;
+    return;
+  }
+  els.game.replaceChildren(...specs.map((g) => option(g.name, String(g.title || g.name))));
+  els.game.disabled = false;
+  els.game.value = settings.game;
+}
+
 function fillPresets() {
   const g = settings.game;
-  els.preset.replaceChildren(...PRESETS[g].map((p) => {
-    const o = document.createElement("option");
-    o.value = p.value;
-    o.textContent = p.label;
-    return o;
-  }));
-  settings.preset = presetOf(g, settings.preset).value;
-  els.preset.value = settings.preset;
+  const spec = specOf(g);
+  if (!spec) {
+    els.preset.replaceChildren();
+    els.preset.disabled = true;
+    return;
+  }
+  els.preset.disabled = false;
+  els.preset.replaceChildren(...spec.presets.map((p) => option(p.name, String(p.label || p.name))));
+  const gs = gameSettings(g);
+  gs.preset = presetOf(g, gs.preset).name;
+  els.preset.value = gs.preset;
+}
+
+// The game's editable settings, as its spec lists them (label, bounds, help).
+const fieldInputs = new Map(); // key -> input
+function fillFields() {
+  const g = settings.game;
+  const spec = specOf(g);
+  fieldInputs.clear();
+  const nodes = [];
+  for (const f of spec ? spec.fields : []) {
+    if (typeof f.key !== "string" || !/^[a-z_][a-z0-9_]*$/.test(f.key)) continue;
+    const wrap = document.createElement("div");
+    wrap.className = "field";
+    const id = `field-${f.key.replace(/_/g, "-")}`;
+    const label = document.createElement("label");
+    label.htmlFor = id;
+    label.textContent = String(f.label || f.key);
+    const input = document.createElement("input");
+    Object.assign(input, { id, name: f.key, type: "number", step: "1", inputMode: "numeric" });
+    input.min = String(f.min);
+    input.max = String(f.max);
+    input.value = String(fieldValue(g, f.key));
+    if (f.help) {
+      input.title = String(f.help);
+      const help = document.createElement("span");
+      help.id = `${id}-help`;
+      help.className = "visually-hidden";
+      help.textContent = String(f.help);
+      input.setAttribute("aria-describedby", help.id);
+      wrap.append(label, input, help);
+    } else {
+      wrap.append(label, input);
+    }
+    input.addEventListener("input", () => {
+      const v = Number(input.value);
+      if (input.value.trim() !== "" && Number.isFinite(v)) {
+        gameSettings(g).fields[f.key] = v;
+        saveSettings();
+      }
+    });
+    fieldInputs.set(f.key, input);
+    nodes.push(wrap);
+  }
+  els.gameFields.replaceChildren(...nodes);
+}
+
+// A field's value: the visitor's, else the preset's.
+function fieldValue(game, key) {
+  const gs = gameSettings(game);
+  if (Number.isFinite(gs.fields[key])) return gs.fields[key];
+  const p = presetOf(game, gs.preset);
+  const v = p && p.settings ? p.settings[key] : undefined;
+  return Number.isFinite(v) ? v : "";
+}
+
+function showGameInfo() {
+  const spec = specOf(settings.game);
+  const doc = spec && typeof spec.rules_doc === "string" && /^[\w./-]+\.md$/.test(spec.rules_doc)
+    && !spec.rules_doc.includes("..") ? spec.rules_doc.replace(/\.md$/, ".html") : null;
+  els.rules.hidden = !doc;
+  if (doc) {
+    els.rules.href = doc;
+    els.rules.textContent = `${spec.title || spec.name} rules for bot authors`;
+  }
+  els.gameSummary.textContent = spec && spec.summary ? String(spec.summary) : "";
 }
 
 function showSettings() {
-  els.game.value = settings.game;
+  fillGames();
   fillPresets();
+  fillFields();
+  showGameInfo();
   els.seed.value = String(settings.seed);
   els.games.value = String(settings.games);
-  els.timeLimit.value = String(settings.time_limit_ms);
-  els.maxMoves.value = String(settings.max_moves);
-  els.maxMovesField.hidden = settings.game !== "atomas";
-  fillExampleSelects();
+  panels.forEach(fillExampleSelect);
   showBots();
 }
 
-function readInt(input, key) {
+function readInt(input, label, lo, hi) {
   const raw = input.value.trim();
-  const [lo, hi] = LIMITS[key];
-  if (!/^-?\d+$/.test(raw)) throw new Error(`${FIELD_LABELS[key]} must be a whole number`);
+  if (!/^-?\d+$/.test(raw)) throw new Error(`${label} must be a whole number`);
   const v = Number(raw);
-  if (v < lo || v > hi) throw new Error(`${FIELD_LABELS[key]} must be between ${lo} and ${hi}`);
+  if (v < lo || v > hi) throw new Error(`${label} must be between ${lo} and ${hi}`);
   return v;
 }
 
+// The game's settings as the form holds them, each within its spec's bounds (or throws).
+function readFields(game) {
+  const out = {};
+  for (const f of specOf(game).fields) {
+    const input = fieldInputs.get(f.key);
+    if (input) out[f.key] = readInt(input, String(f.label || f.key), f.min, f.max);
+  }
+  return out;
+}
+
+function selectGame(name) {
+  if (!specOf(name)) return;
+  saver.flush();
+  settings.game = name;
+  saveSettings();
+  seedEmptyBots(name);
+  showSettings();
+  showNotice("");
+}
+
 function bindSettings() {
-  els.game.addEventListener("change", () => {
-    saver.flush();
-    settings.game = GAMES.includes(els.game.value) ? els.game.value : "flit";
-    settings.preset = PRESETS[settings.game][0].value;
-    settings.time_limit_ms = PRESETS[settings.game][0].time_limit_ms;
-    saveSettings();
-    showSettings();
-    showNotice("");
-  });
+  els.game.addEventListener("change", () => selectGame(els.game.value));
   els.preset.addEventListener("change", () => {
-    settings.preset = presetOf(settings.game, els.preset.value).value;
-    const p = presetOf(settings.game, settings.preset);
-    settings.time_limit_ms = p.time_limit_ms;
-    els.timeLimit.value = String(p.time_limit_ms);
+    const g = settings.game;
+    const gs = gameSettings(g);
+    gs.preset = presetOf(g, els.preset.value).name;
+    gs.fields = {}; // a preset sets its own values
     saveSettings();
+    fillFields();
     showBots();
   });
-  const numeric = [[els.seed, "seed"], [els.games, "games"], [els.timeLimit, "time_limit_ms"], [els.maxMoves, "max_moves"]];
+  const numeric = [[els.seed, "seed"], [els.games, "games"]];
   for (const [input, key] of numeric) {
     input.addEventListener("input", () => {
       const v = Number(input.value);
@@ -428,29 +579,50 @@ function bindSettings() {
     saveSettings();
   });
   els.addBot.addEventListener("click", () => {
-    settings.atomas_bots = Math.min(MAX_PANELS, botCount() + 1);
+    const gs = gameSettings();
+    gs.count = Math.min(botBounds(settings.game, gs.preset)[1], botCount() + 1);
     saveSettings();
+    seedEmptyBots();
     showBots();
-    panels[settings.atomas_bots - 1].name.focus();
+    panels[gs.count - 1].name.focus();
   });
   els.removeBot.addEventListener("click", () => {
-    settings.atomas_bots = Math.max(1, botCount() - 1);
+    const gs = gameSettings();
+    gs.count = Math.max(botBounds(settings.game, gs.preset)[0], botCount() - 1);
     saveSettings();
     showBots();
-    els.addBot.focus();
+    (els.removeBot.disabled ? els.addBot : els.removeBot).focus();
   });
+}
+
+// The games arrived (from Python, or the cached copy): the form is built from them.
+function useSpecs(list) {
+  specs = list;
+  if (!specOf(settings.game)) {
+    const pending = botsByGame[""];
+    settings.game = specs.length ? specs[0].name : null;
+    // what a first-time visitor typed before the games were known goes to the first game
+    if (settings.game && pending && pending.some((b) => b.code.trim())) {
+      botsByGame[settings.game] = pending;
+      saveBots(settings.game);
+    }
+    delete botsByGame[""];
+    saveSettings();
+  }
+  seedEmptyBots();
+  showSettings();
 }
 
 // ---- share links ------------------------------------------------------------------------------
 function shareObject() {
+  const g = settings.game;
   const n = botCount();
+  const fields = {};
+  for (const [key, input] of fieldInputs) if (input.value.trim() !== "") fields[key] = Number(input.value);
   return {
     v: 1,
-    settings: {
-      game: settings.game, preset: settings.preset, seed: settings.seed, games: settings.games,
-      time_limit_ms: settings.time_limit_ms, max_moves: settings.max_moves,
-    },
-    bots: botsByGame[settings.game].slice(0, n).map((b) => ({ name: b.name, code: b.code })),
+    settings: { game: g, preset: gameSettings(g).preset, seed: settings.seed, games: settings.games, ...fields },
+    bots: botsOf(g).slice(0, n).map((b) => ({ name: b.name, code: b.code })),
   };
 }
 
@@ -471,33 +643,43 @@ async function shareLink() {
 }
 
 // Applies a hash like "#<base64url JSON>"; returns true when it applied one. Numbers out of
-// the form's bounds are refused with a message (never clamped); the bots on show before
-// are kept aside (one click to restore), and the notice shows what the link set.
+// the game's bounds (its spec's) are refused with a message (never clamped); the bots on
+// show before are kept aside (one click to restore), and the notice shows what the link set.
 function applyHash() {
   let h = location.hash.replace(/^#/, "");
   if (!h) return false;
+  if (!specs.length) {
+    hashPending = true; // applied once the games are known
+    return true;
+  }
+  hashPending = false;
   if (h.startsWith("s=")) h = h.slice(2);
   let parsed;
+  let fields;
   try {
     const obj = store.decodeShare(h);
-    parsed = store.checkShare(obj, GAMES);
+    parsed = store.checkShare(obj, gameNames(), MAX_PANELS);
     const g = parsed.settings.game;
-    if (parsed.settings.preset !== undefined && !PRESETS[g].some((p) => p.value === parsed.settings.preset)) {
-      throw new Error(`${g} has no preset ${JSON.stringify(parsed.settings.preset.slice(0, 40))}`);
+    const spec = specOf(g);
+    const name = parsed.settings.preset;
+    if (name !== undefined && !spec.presets.some((p) => p.name === name)) {
+      throw new Error(`${spec.title} has no preset ${JSON.stringify(name.slice(0, 40))}`);
     }
-    const preset = presetOf(g, parsed.settings.preset);
-    if (preset.bots && parsed.bots.length !== preset.bots) {
-      throw new Error(`the ${g} ${preset.value} preset needs ${preset.bots} bots`);
+    const preset = presetOf(g, name);
+    const [lo, hi] = botBounds(g, preset.name);
+    if (parsed.bots.length < lo || parsed.bots.length > hi) {
+      throw new Error(`the ${spec.title} ${preset.name} preset plays with ${lo === hi ? lo : `${lo} to ${hi}`} bots, `
+        + `the link has ${parsed.bots.length}`);
     }
-    if (!preset.bots && parsed.bots.length > MAX_PANELS) throw new Error(`at most ${MAX_PANELS} bots`);
-    for (const k of ["seed", "games", "time_limit_ms", "max_moves"]) {
-      if (!(k in parsed.settings)) continue;
+    fields = {};
+    const bounded = [["seed", FIELD_LABELS.seed, ...LIMITS.seed], ["games", FIELD_LABELS.games, ...LIMITS.games],
+      ...spec.fields.map((f) => [f.key, String(f.label || f.key), f.min, f.max])];
+    for (const [k, label, min, max] of bounded) {
+      if (!Object.hasOwn(parsed.settings, k)) continue;
       const v = parsed.settings[k];
-      const [lo, hi] = LIMITS[k];
-      if (!Number.isInteger(v)) throw new Error(`its ${FIELD_LABELS[k]} is not a whole number`);
-      if (v < lo || v > hi) {
-        throw new Error(`its ${FIELD_LABELS[k]} is ${v}; the page allows ${lo} to ${hi}`);
-      }
+      if (!Number.isInteger(v)) throw new Error(`its ${label} is not a whole number`);
+      if (v < min || v > max) throw new Error(`its ${label} is ${v}; the page allows ${min} to ${max}`);
+      if (k !== "seed" && k !== "games") fields[k] = v;
     }
   } catch (e) {
     setError(`Could not apply the shared link: ${e.message}. Nothing was changed.`);
@@ -506,17 +688,18 @@ function applyHash() {
   const s = parsed.settings;
   const g = s.game;
   saver.flush();
-  const before = botsByGame[g].map((b) => ({ ...b }));
+  const before = botsOf(g).map((b) => ({ ...b }));
   const after = before.map((b) => ({ ...b }));
   parsed.bots.forEach((b, i) => { after[i] = { name: b.name, code: b.code }; });
   // The visitor's own code is kept; bots an earlier link put there, unedited, are not.
-  const own = before.some((b) => b.code.trim()) && !sameBots(before, store.load(`shared-bots:${g}`, []));
+  const own = before.some((b) => b.code.trim()) && !sameBots(before, normaliseBots(store.load(`shared-bots:${g}`, [])));
   if (own && !sameBots(before, after)) keepBots(g, before, "link");
   settings.game = g;
-  settings.preset = presetOf(g, s.preset).value;
-  settings.time_limit_ms = presetOf(g, settings.preset).time_limit_ms;
-  for (const k of ["seed", "games", "time_limit_ms", "max_moves"]) if (k in s) settings[k] = s[k];
-  if (!presetOf(g, settings.preset).bots) settings.atomas_bots = parsed.bots.length;
+  const gs = gameSettings(g);
+  gs.preset = presetOf(g, s.preset).name;
+  gs.fields = fields;
+  gs.count = parsed.bots.length;
+  for (const k of ["seed", "games"]) if (k in s) settings[k] = s[k];
   botsByGame[g] = after;
   store.save(`shared-bots:${g}`, after);
   saveSettings();
@@ -530,12 +713,13 @@ function applyHash() {
   return true;
 }
 
-// "Flit trial, seed 5, 10 games, time limit 100 ms, bots: a, b" for the notice.
+// "TITLE PRESET, seed 5, 10 games, Time limit (ms) 100, bots: a, b" for the notice.
 function describeSettings(bots) {
   const g = settings.game;
-  const parts = [`${g === "flit" ? "Flit" : "Atomas"} ${settings.preset}`, `seed ${settings.seed}`,
-    `${settings.games} game${settings.games === 1 ? "" : "s"}`, `time limit ${settings.time_limit_ms} ms`];
-  if (g === "atomas") parts.push(`at most ${settings.max_moves} moves`);
+  const spec = specOf(g);
+  const parts = [`${spec.title} ${gameSettings(g).preset}`, `seed ${settings.seed}`,
+    `${settings.games} game${settings.games === 1 ? "" : "s"}`];
+  for (const f of spec.fields) parts.push(`${f.label} ${fieldValue(g, f.key)}`);
   parts.push(`bots: ${bots.map((b) => b.name || "unnamed").join(", ")}`);
   return parts.join(", ");
 }
@@ -553,9 +737,64 @@ if (savedSpeed >= 1 && savedSpeed <= 500) {
 }
 $("speed").addEventListener("input", () => saver.schedule("speed", () => Number($("speed").value)));
 
-function showResults(game, names, summary, note) {
-  renderResults(els.results, game, names, summary, note);
+function showResults(names, summary, note) {
+  renderResults(els.results, names, summary, note);
 }
+
+// ---- each bot's own view, on demand (games whose renderer has seatView) -------------------
+const openViews = new Set(); // seats whose view is shown
+let viewSeats = ""; // the seats the toggles were built for
+viewer.onFrame = (frame, names) => {
+  const renderer = viewer.renderer;
+  if (!frame || !renderer || typeof renderer.seatView !== "function") {
+    if (viewSeats) { els.seatViews.replaceChildren(); viewSeats = ""; openViews.clear(); }
+    els.seatViews.hidden = true;
+    return;
+  }
+  els.seatViews.hidden = false;
+  const key = names.join("\u0000");
+  if (key !== viewSeats) {
+    viewSeats = key;
+    const heading = document.createElement("h3");
+    heading.textContent = "Bots' own views";
+    const buttons = document.createElement("div");
+    buttons.className = "view-buttons";
+    buttons.setAttribute("role", "group");
+    buttons.setAttribute("aria-label", "Show a bot's own view");
+    names.forEach((nm, seat) => {
+      const b = document.createElement("button");
+      b.type = "button";
+      b.className = "seat-view-toggle";
+      b.dataset.seat = String(seat);
+      b.textContent = `View of ${seat + 1} ${nm}`;
+      b.setAttribute("aria-pressed", openViews.has(seat) ? "true" : "false");
+      b.addEventListener("click", () => {
+        if (openViews.has(seat)) openViews.delete(seat); else openViews.add(seat);
+        b.setAttribute("aria-pressed", openViews.has(seat) ? "true" : "false");
+        viewer.onFrame(viewer.currentFrame(), names);
+      });
+      buttons.append(b);
+    });
+    const list = document.createElement("div");
+    list.className = "seat-view-list";
+    els.seatViews.replaceChildren(heading, buttons, list);
+  }
+  const list = els.seatViews.querySelector(".seat-view-list");
+  const shown = [...openViews].filter((seat) => seat < names.length).sort((a, b) => a - b).map((seat) => {
+    const fig = document.createElement("figure");
+    fig.className = "seat-view";
+    const cap = document.createElement("figcaption");
+    const text = renderer.seatView(frame, seat);
+    cap.textContent = `${seat + 1} ${names[seat]}: what it sees after turn ${frame.turn}`;
+    const pre = document.createElement("pre");
+    pre.textContent = text === null ? "Not playing any more: a dead bot sees nothing." : text;
+    pre.setAttribute("tabindex", "0");
+    pre.setAttribute("aria-label", `View of ${names[seat]}`);
+    fig.append(cap, pre);
+    return fig;
+  });
+  list.replaceChildren(...shown);
+};
 
 // ---- replay files: verified by the engine in the controller Worker, never trusted -------------
 // The file waiting to be checked or being checked: {id, name, text, sent}. Opening another
@@ -620,7 +859,7 @@ function onVerified(m) {
   let series;
   try {
     if (typeof m.error === "string") throw new Error(m.error);
-    series = seriesFromDocument(m.document);
+    series = seriesFromDocument(m.document, gameNames());
   } catch (e) {
     setError(`Could not open replay ${c.name}: ${e.message}.`);
     setStatus("The board and the results still show what they showed before.");
@@ -628,10 +867,12 @@ function onVerified(m) {
   }
   clearError();
   if (run) run.viewing = false; // the live run keeps going; the viewer shows the file
-  viewer.load(series);
-  showResults(series.game, series.bots, series.summary, `replay ${c.name}`);
+  const spec = specOf(series.game);
+  series.title = spec.title || spec.name;
+  viewer.load({ ...series, renderer: spec.renderer }).catch((e) => setError(`The board cannot show ${c.name}: ${e.message}.`));
+  showResults(series.bots, series.summary, `replay ${c.name}`);
   const n = series.records.length;
-  setStatus(`Opened ${c.name}: ${series.game === "flit" ? "Flit" : "Atomas"}, ${n} record${n === 1 ? "" : "s"}, `
+  setStatus(`Opened ${c.name}: ${series.title}, ${n} record${n === 1 ? "" : "s"}, `
     + "every game re-run through the rules and the results recomputed.");
 }
 
@@ -688,7 +929,7 @@ function replaceWorker(reason) {
   ready = false;
   const stopped = run;
   if (run) {
-    if (run.viewing) showResults(run.game, run.names, run.summary, "stopped");
+    if (run.viewing) showResults(run.names, run.summary, "stopped");
     finishRun();
   }
   els.run.disabled = true;
@@ -738,12 +979,19 @@ function onMessage(m) {
       if (p) p.console.write(m.stream || "stdout", m.text, m.line ?? null);
       break;
     }
-    case "progress": {
-      const total = Number(m.total) || 0;
+    case "summary": {
       if (m.summary && Array.isArray(m.summary.games)) {
         run.summary = m.summary; // the engine's summary of the games finished so far
-        if (run.viewing) showResults(run.game, run.names, m.summary, "running");
+        if (run.viewing) showResults(run.names, m.summary, "running");
+        const done = m.summary.games.length;
+        setProgress(done / run.games, "Series progress");
+        setStatus(`Running: ${done} of ${run.games} game${run.games === 1 ? "" : "s"} finished… ${replayWaitNote()}`
+          .trim());
       }
+      break;
+    }
+    case "progress": {
+      const total = Number(m.total) || 0;
       setProgress(total ? m.done / total : 0, "Series progress");
       setStatus(`Running: ${m.done} of ${total} game${total === 1 ? "" : "s"} finished… ${replayWaitNote()}`.trim());
       break;
@@ -753,15 +1001,15 @@ function onMessage(m) {
       const s = m.series && Array.isArray(m.series.games) ? m.series : { games: [], mean_scores: [], wins: [] };
       run.summary = s;
       const secretNote = typeof m.secret === "string" ? `secret ${m.secret}` : "";
-      if (run.viewing) showResults(run.game, run.names, s, secretNote);
+      if (run.viewing) showResults(run.names, s, secretNote);
       setProgress(1, "Series progress");
-      setStatus(`Finished: ${describeSummary(run.game, run.names, s)}${secretNote ? ` Run with ${secretNote}.` : ""}`);
+      setStatus(`Finished: ${describeSummary(run.names, s)}${secretNote ? ` Run with ${secretNote}.` : ""}`);
       finishRun();
       break;
     }
     case "stopped": {
       setStatus("Stopped.");
-      if (run.viewing) showResults(run.game, run.names, run.summary, "stopped");
+      if (run.viewing) showResults(run.names, run.summary, "stopped");
       finishRun();
       break;
     }
@@ -777,15 +1025,20 @@ function onMessage(m) {
   if (!run) sendReplayCheck(); // a replay file opened during the run is checked now
 }
 
-function describeSummary(game, names, s) {
+// The engine's summary in a line: wins, or mean scores best first (its ranking).
+function describeSummary(names, s) {
   const n = (s.games || []).length;
   const parts = names.map((nm, i) => {
-    const w = s.wins ? s.wins[i] : 0;
-    const mean = s.mean_scores && s.mean_scores[i] !== null && s.mean_scores[i] !== undefined
-      ? Number(s.mean_scores[i]).toFixed(1) : "—";
-    return game === "flit" ? `${nm} ${w} win${w === 1 ? "" : "s"}` : `${nm} mean ${mean}`;
+    if (s.scoring !== "mean_score") {
+      const w = s.wins ? s.wins[i] : 0;
+      return `${nm} ${w} win${w === 1 ? "" : "s"}`;
+    }
+    const mean = s.mean_scores && typeof s.mean_scores[i] === "number" ? s.mean_scores[i].toFixed(1) : "—";
+    return `${nm} mean ${mean}`;
   });
-  return `${n} game${n === 1 ? "" : "s"}; ${parts.join(", ")}.`;
+  const order = Array.isArray(s.ranking) && s.scoring === "mean_score" && s.ranking.length === names.length
+    ? s.ranking.filter((i) => Number.isInteger(i) && i >= 0 && i < names.length) : [...names.keys()];
+  return `${n} game${n === 1 ? "" : "s"}; ${order.map((i) => parts[i]).join(", ")}.`;
 }
 
 function onStatus(m) {
@@ -793,18 +1046,19 @@ function onStatus(m) {
   if (m.stage === "ready") {
     if (!ready) performance.mark("arena-ready", { detail: m.startup || null });
     ready = true;
-    if (m.examples && typeof m.examples === "object") {
-      examples = { flit: { ...(m.examples.flit || {}) }, atomas: { ...(m.examples.atomas || {}) } };
+    const sent = validSpecs(m.games);
+    if (sent.length) {
+      store.save("games", sent); // the next visit builds its form before Python is ready
+      useSpecs(sent);
     }
+    if (hashPending) applyHash();
     let text = m.message || "Python is ready.";
     if (m.isolated === false) text += " (Not cross-origin isolated: a bot stuck in a loop is stopped by restarting its Worker.)";
     if (!run) {
       setStatus(text);
       setProgress(1, "Loading progress");
     }
-    fillExampleSelects();
-    seedEmptyBots();
-    if (!run) els.run.disabled = false;
+    if (!run) els.run.disabled = !specs.length;
     if (replayCheck && replayCheck.sent) {
       // It was being checked by a controller Worker that has been replaced since: it is not
       // sent again (it may be what broke that Worker).
@@ -820,21 +1074,21 @@ function onStatus(m) {
   }
 }
 
-function startRun() {
-  if (!worker || !ready || run) return;
-  let seed, games, time_limit_ms, max_moves;
+async function startRun() {
+  if (!worker || !ready || run || !specOf(settings.game)) return;
+  const g = settings.game;
+  const spec = specOf(g);
+  let seed, games, values;
   try {
-    seed = readInt(els.seed, "seed");
-    games = readInt(els.games, "games");
-    time_limit_ms = readInt(els.timeLimit, "time_limit_ms");
-    max_moves = settings.game === "atomas" ? readInt(els.maxMoves, "max_moves") : Number(settings.max_moves) || 2000;
+    seed = readInt(els.seed, FIELD_LABELS.seed, ...LIMITS.seed);
+    games = readInt(els.games, FIELD_LABELS.games, ...LIMITS.games);
+    values = readFields(g);
   } catch (e) {
     setError(`Cannot run: ${e.message}.`);
     return;
   }
-  const g = settings.game;
   const n = botCount(g);
-  const bots = botsByGame[g].slice(0, n).map((b, i) => ({
+  const bots = botsOf(g).slice(0, n).map((b, i) => ({
     name: b.name.trim() || `Bot ${i + 1}`,
     code: panels[i].editor.value,
   }));
@@ -847,16 +1101,26 @@ function startRun() {
   saver.flush();
   runCounter += 1;
   store.save("run-counter", runCounter);
-  run = { id: runCounter, game: g, names: bots.map((b) => b.name), records: [], summary: null, viewing: true };
-  panels.forEach((p) => p.console.clear());
-  viewer.beginLive(g, run.names);
-  showResults(g, run.names, { games: [], mean_scores: [], wins: [] }, "running");
+  run = { id: runCounter, game: g, games, names: bots.map((b) => b.name), records: [], summary: null, viewing: true };
   els.run.disabled = true;
   els.stop.disabled = false;
+  const starting = run;
+  let renderer;
+  try {
+    renderer = await loadRenderer(spec.renderer);
+  } catch (e) {
+    setError(`Cannot run: the board for ${spec.title} did not load (${e.message}).`);
+    finishRun();
+    return;
+  }
+  if (run !== starting) return;
+  panels.forEach((p) => p.console.clear());
+  viewer.beginLive(renderer, run.names);
+  showResults(run.names, { games: [], mean_scores: [], wins: [], scoring: spec.scoring }, "running");
   setProgress(0, "Series progress");
-  setStatus(`Running ${games} game${games === 1 ? "" : "s"} of ${g === "flit" ? "Flit" : "Atomas"}…`);
+  setStatus(`Running ${games} game${games === 1 ? "" : "s"} of ${spec.title}…`);
   worker.postMessage({
-    type: "run", run: run.id, game: g, preset: settings.preset, seed, games, time_limit_ms, max_moves, bots,
+    type: "run", run: run.id, game: g, preset: gameSettings(g).preset, settings: values, seed, games, bots,
     secret: secretInput.value || null, // empty: the controller draws one and reports it with "done"
   });
 }
@@ -889,10 +1153,10 @@ secretInput.value = String(store.load("secret", "") || "");
 secretInput.addEventListener("input", () => store.save("secret", secretInput.value));
 
 // ---- wiring -----------------------------------------------------------------------------------
-for (let i = 0; i < MAX_PANELS; i++) panels.push(makePanel(i));
+if (specs.length) useSpecs(specs);
 bindSettings();
 showSettings();
-showResults(settings.game, [], null);
+showResults([], null);
 
 els.form.addEventListener("submit", (e) => { e.preventDefault(); startRun(); });
 els.stop.addEventListener("click", stopRun);
@@ -919,7 +1183,7 @@ window.kothArena = {
   panels,
   getCode: (i) => panels[i].editor.value,
   setCode: (i, text) => { panels[i].editor.value = text; },
-  getSettings: () => ({ ...settings }),
+  getSettings: () => JSON.parse(JSON.stringify(settings)),
   openReplayText,
   get ready() { return ready; },
   get run() { return run ? run.id : null; },

@@ -25,8 +25,9 @@ let stopFlag = null;
 let activeRun = null; // the run going on (a RunStop)
 let wasmModule = null; // Pyodide's WebAssembly, compiled once and shared with every bot Worker
 let snapshot = null; // the controller's Python memory with the engine imported, for the bots
-// What a bot host imports: in the snapshot, so a bot Worker need not import it again.
-const PRELOAD = "import json, random\nimport engine.bots.host, engine.wire.atomas, engine.wire.flit";
+// What a bot host imports (the host, and every game's wire as the registry finds them): in the
+// snapshot, so a bot Worker need not import it again.
+const PRELOAD = "import json, random\nimport engine.bots.host\nfrom engine.registry import games\ngames()";
 let pyodide = null;
 let controller = null;
 const warm = []; // BotWorkers starting or ready, not yet given to a bot
@@ -499,9 +500,7 @@ async function start() {
   const main = pyodide.pyimport("arena_main");
   controller = main.controller;
   verifyReplayPy = main.verify_replay;
-  const games = JSON.parse(main.games_json()); // every game's spec (engine/spec.py to_json)
-  // during the move to `games`: the examples by game, as the page read them before
-  const examples = Object.fromEntries(games.map((g) => [g.name, g.examples]));
+  const games = JSON.parse(main.games_json());
   startup.engine = performance.now();
   status("loading", "Starting the bots' Python…", 0.6);
   let done = 0;
@@ -515,8 +514,9 @@ async function start() {
   startup.botStarts = bots.map((bot) => bot.readyMs);
   refillWarm(); // the spare starts once the first two no longer compete for the CPU
   status("ready", scriptBots ? "Ready." : "Ready. This browser lacks JavaScript Promise Integration "
-    + "(JSPI): script bots that read input() cannot run in Flit; function bots work.", 1,
-  { games, examples, jspi: scriptBots, isolated, startup });
+    + "(JSPI): script bots that read input() through a whole game (stream mode) cannot run; "
+    + "function bots work.", 1,
+  { games, jspi: scriptBots, isolated, startup });
   if (fresh && snapshot) {
     storeSnapshot(config.buildId, snapshot).then((stored) => {
       if (stored) self.postMessage({ type: "snapshot", ...stored });

@@ -34,10 +34,22 @@ function totals(games, nBots) {
   return { played, faults };
 }
 
-// container: element to fill. summary: {games:[{seed, scores, winner, faults}], mean_scores, wins}
-export function renderResults(container, game, botNames, summary, note = "") {
+// The bot order the engine ranked (best first), or the bots' own order when the summary
+// has no ranking of these bots.
+function rankedOrder(summary, nBots) {
+  const r = summary && Array.isArray(summary.ranking) ? summary.ranking : null;
+  const valid = r && r.length === nBots && new Set(r).size === nBots
+    && r.every((b) => Number.isInteger(b) && b >= 0 && b < nBots);
+  return valid ? r.slice() : [...Array(nBots).keys()];
+}
+
+// container: element to fill. summary: the engine's {games: [{seed, scores, winner, faults}],
+// mean_scores, wins, scoring: "wins" | "mean_score", ranking}. "wins": a Wins column and a
+// winner per game; "mean_score": the bots ranked by mean score.
+export function renderResults(container, botNames, summary, note = "") {
   container.replaceChildren();
   const games = summary && Array.isArray(summary.games) ? summary.games : [];
+  const byWins = !summary || summary.scoring !== "mean_score";
   const table = document.createElement("table");
   table.className = "results";
   const cap = cell("caption", "Results");
@@ -45,7 +57,7 @@ export function renderResults(container, game, botNames, summary, note = "") {
   table.append(cap);
   const thead = document.createElement("thead");
   const hr = document.createElement("tr");
-  const heads = ["Bot", "Games", "Wins", game === "flit" ? "Mean pieces" : "Mean score", "Faults"];
+  const heads = byWins ? ["Bot", "Games", "Wins", "Mean score", "Faults"] : ["Bot", "Games", "Rank", "Mean score", "Faults"];
   heads.forEach((h) => hr.append(cell("th", h, { scope: "col" })));
   thead.append(hr);
   table.append(thead);
@@ -53,10 +65,12 @@ export function renderResults(container, game, botNames, summary, note = "") {
   const { played, faults } = totals(games, botNames.length);
   const wins = summary && Array.isArray(summary.wins) ? summary.wins : [];
   const means = summary && Array.isArray(summary.mean_scores) ? summary.mean_scores : [];
-  botNames.forEach((name, i) => {
+  const order = byWins ? [...botNames.keys()] : rankedOrder(summary, botNames.length);
+  order.forEach((i, place) => {
     const tr = document.createElement("tr");
-    tr.append(cell("th", name, { scope: "row" }));
-    [String(played[i]), fmt(wins[i] ?? 0), fmt(means[i], 2), String(faults[i])].forEach((v) => tr.append(cell("td", v)));
+    tr.append(cell("th", botNames[i], { scope: "row" }));
+    const third = byWins ? fmt(wins[i] ?? 0) : (games.length ? String(place + 1) : "—");
+    [String(played[i]), third, fmt(means[i], 2), String(faults[i])].forEach((v) => tr.append(cell("td", v)));
     tbody.append(tr);
   });
   if (!botNames.length) {
@@ -74,17 +88,17 @@ export function renderResults(container, game, botNames, summary, note = "") {
   det.addEventListener("toggle", () => {
     if (!det.open || built) return;
     built = true;
-    det.append(perGameTable(game, botNames, games));
+    det.append(perGameTable(botNames, games, byWins));
   });
   container.append(det);
 }
 
-function perGameTable(game, botNames, games) {
+function perGameTable(botNames, games, byWins) {
   const frag = document.createDocumentFragment();
   const t2 = document.createElement("table");
   t2.append(cell("caption", "Per-game results"));
   const h2 = document.createElement("tr");
-  ["Game", "Seed", ...botNames.map((n) => `${n} ${game === "flit" ? "pieces" : "score"}`), "Winner"]
+  ["Game", "Seed", ...botNames.map((n) => `${n} score`), ...(byWins ? ["Winner"] : [])]
     .forEach((h) => h2.append(cell("th", h, { scope: "col" })));
   const th2 = document.createElement("thead");
   th2.append(h2);
@@ -104,8 +118,7 @@ function perGameTable(game, botNames, games) {
       if (isScore(f) && f) v += ` (${f} fault${f === 1 ? "" : "s"})`;
       tr.append(cell("td", v));
     });
-    const w = Number.isInteger(g.winner) ? botNames[g.winner] ?? "?" : (botNames.length > 1 ? "draw" : "—");
-    tr.append(cell("td", w));
+    if (byWins) tr.append(cell("td", Number.isInteger(g.winner) ? botNames[g.winner] ?? "?" : "draw"));
     tb2.append(tr);
   }
   t2.append(tb2);

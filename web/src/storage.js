@@ -81,16 +81,16 @@ export function decodeShare(text) {
   try { return JSON.parse(json); } catch { throw new Error("the link does not hold JSON"); }
 }
 
-// Validates a decoded share object; returns {settings, bots} or throws.
-export function checkShare(obj, games) {
+// Validates a decoded share object (the game's own bounds are checked by the page, from
+// its spec); returns {settings, bots} or throws.
+export function checkShare(obj, games, maxBots) {
   if (!obj || typeof obj !== "object" || Array.isArray(obj)) throw new Error("not an object");
   if (obj.v !== 1) throw new Error("unknown link version");
   const s = obj.settings;
   if (!s || typeof s !== "object") throw new Error("settings are missing");
   if (!games.includes(s.game)) throw new Error(`unknown game ${JSON.stringify(s.game)}`);
-  if (!Array.isArray(obj.bots) || obj.bots.length < 1 || obj.bots.length > 4) {
-    throw new Error("bots are missing");
-  }
+  if (!Array.isArray(obj.bots) || obj.bots.length < 1) throw new Error("bots are missing");
+  if (obj.bots.length > maxBots) throw new Error(`it has ${obj.bots.length} bots; the page takes at most ${maxBots}`);
   for (const b of obj.bots) {
     if (!b || typeof b.name !== "string" || typeof b.code !== "string") {
       throw new Error("a bot has no name or code");

@@ -1,15 +1,15 @@
 // The replay viewer: holds the tracks (records) of the series on show, the replay
 // controls, the canvas and its legend. Fed either with a whole series (load) or live
-// (beginLive / recordStart / addTurns / recordEnd / endLive).
+// (beginLive / recordStart / addTurns / recordEnd / endLive). What a game looks like is
+// its renderer's (web/src/games/<renderer>.js); the viewer knows no game.
 
 import { Track } from "./replay.js";
-import { drawFlit, FLIT_COLOURS } from "./render_flit.js";
-import { drawAtomas, itemText } from "./render_atomas.js";
+import { loadRenderer } from "./renderers.js";
 
 export class Viewer {
   constructor(el) {
     this.el = el; // {canvas, area, legend, info, play, back, fwd, start, end, speed, speedOut, scrub, record}
-    this.game = null;
+    this.renderer = null;
     this.botNames = [];
     this.tracks = [];
     this.labels = [];
@@ -23,10 +23,10 @@ export class Viewer {
     this.listDirty = true;
     this._acc = 0;
     this._lastTs = null;
-    this.onChange = null; // callback(viewer) after the frame changes (optional)
+    this.onFrame = null; // callback(frame or null) after the board is drawn (the bots' views)
     this.onDrawError = null; // callback(message), once per loaded series, if a frame fails to draw
     this.drawErrorShown = false;
-    this.gameOfSeed = new Map(); // Atomas: seed -> game number, in the order records arrive
+    this.gameOfSeed = new Map(); // seed -> game number, in the order records arrive
     this.bind();
     this.resize();
     if (typeof ResizeObserver !== "undefined") {
@@ -37,17 +37,18 @@ export class Viewer {
 
   // ---- feeding -----------------------------------------------------------------------
   clear() {
-    this.game = null; this.botNames = []; this.tracks = []; this.labels = [];
+    this.renderer = null; this.botNames = []; this.tracks = []; this.labels = [];
     this.gameOfSeed = new Map(); this.drawErrorShown = false;
     this.current = -1; this.t = 0; this.live = false; this.follow = true;
     this.setPlaying(false);
     this.listDirty = true; this.dirty = true;
   }
 
-  // series: {game, bots, records} (records are finished game records).
-  load(series) {
+  // series: {renderer (its name), bots, records} (records are finished game records).
+  async load(series) {
+    const renderer = await loadRenderer(series.renderer);
     this.clear();
-    this.game = series.game;
+    this.renderer = renderer;
     this.botNames = series.bots.slice();
     series.records.forEach((r, i) => this.recordStart(i, r, true));
     this.current = this.tracks.length ? 0 : -1;
@@ -63,9 +64,9 @@ export class Viewer {
     if (this.dirty) this.render();
   }
 
-  beginLive(game, botNames) {
+  beginLive(renderer, botNames) {
     this.clear();
-    this.game = game;
+    this.renderer = renderer;
     this.botNames = botNames.slice();
     this.live = true;
     this.follow = true;
@@ -73,8 +74,8 @@ export class Viewer {
   }
 
   recordStart(index, record, quiet = false) {
-    if (!record || !this.game) return;
-    const track = new Track(this.game, { ...record, turns: record.turns || [] });
+    if (!record || !this.renderer) return;
+    const track = new Track(this.renderer, { ...record, turns: record.turns || [] });
     this.tracks[index] = track;
     this.labels[index] = this.recordLabel(index, record);
     this.listDirty = true;
@@ -114,13 +115,10 @@ export class Viewer {
     const seed = rec.seed ?? "?";
     const names = (rec.bot_index || []).map((b, s) => this.botNames[b] ?? (rec.bots || [])[s]);
     const who = (names.length ? names : rec.bots || []).map(String);
-    if (this.game === "atomas") {
-      // duplicate format: one record per (seed, bot); games are numbered by seed
-      const key = String(seed);
-      if (!this.gameOfSeed.has(key)) this.gameOfSeed.set(key, this.gameOfSeed.size + 1);
-      return `Game ${this.gameOfSeed.get(key)} — seed ${seed} — ${who.join(", ")}`;
-    }
-    return `Game ${index + 1} — seed ${seed} — ${who.join(" vs ")}`;
+    // games are numbered by seed (a one-player game has one record per bot and seed)
+    const key = String(seed);
+    if (!this.gameOfSeed.has(key)) this.gameOfSeed.set(key, this.gameOfSeed.size + 1);
+    return `Game ${this.gameOfSeed.get(key)} — seed ${seed} — ${who.join(" vs ")}`;
   }
 
   get track() { return this.current >= 0 ? this.tracks[this.current] || null : null; }
@@ -237,6 +235,16 @@ export class Viewer {
     if (c.width !== w || c.height !== h) { c.width = w; c.height = h; this.dirty = true; }
   }
 
+  // The board's shape (a renderer may ask for a wide one), between square and 5:2.
+  setAspect(ratio) {
+    const r = Number.isFinite(ratio) ? Math.max(1, Math.min(2.5, ratio)) : 1;
+    const want = `${Math.round(r * 1000)} / 1000`;
+    if (this.el.area.style.aspectRatio !== want) {
+      this.el.area.style.aspectRatio = want;
+      this.resize();
+    }
+  }
+
   renderList() {
     this.listDirty = false;
     const sel = this.el.record;
@@ -256,21 +264,6 @@ export class Viewer {
     }
     if (this.current >= 0) sel.value = String(this.current);
     sel.disabled = want.length === 0;
-  }
-
-  frameDescription(fr) {
-    const tr = this.track;
-    const rec = tr.record;
-    const names = this.seatNames(rec);
-    if (fr.game === "flit") {
-      const parts = names.map((nm, s) => `${nm} ${fr.counts[s + 1]} piece${fr.counts[s + 1] === 1 ? "" : "s"}`);
-      if (fr.counts[5]) parts.push(`${fr.counts[5]} neutral`);
-      return `Flit board, turn ${fr.turn} of ${fr.total}: ${parts.join(", ")}`;
-    }
-    const atom = fr.atom === null || fr.atom === undefined ? "none" : itemText(fr.atom);
-    const items = fr.board.map(itemText).join(" ");
-    return `Atomas board, ${names[0] ?? "bot"}, move ${fr.turn} of ${fr.total}: score ${fr.score}, ` +
-      `${fr.board.length} items (${items || "empty"}), atom in play ${atom}`;
   }
 
   seatNames(rec) {
@@ -293,9 +286,11 @@ export class Viewer {
       ctx.textAlign = "center";
       ctx.textBaseline = "middle";
       ctx.fillText("No game yet: press Run or open a replay", c.width / 2, c.height / 2);
+      this.setAspect(1);
       c.setAttribute("aria-label", "Board: no game loaded");
       e.legend.replaceChildren();
       e.info.textContent = "";
+      if (this.onFrame) this.onFrame(null, []);
       ctrls.forEach((b) => { b.disabled = true; });
       e.scrub.max = "0"; e.scrub.value = "0";
       e.scrub.setAttribute("aria-valuetext", "no game");
@@ -305,16 +300,17 @@ export class Viewer {
     let fr;
     try {
       fr = tr.frame(this.t);
+      this.setAspect(this.renderer.aspect ? this.renderer.aspect(fr) : 1);
       const dpr = window.devicePixelRatio || 1;
       ctx.save();
       try {
         ctx.scale(dpr, dpr);
         const w = c.width / dpr, h = c.height / dpr;
-        if (fr.game === "flit") drawFlit(ctx, w, h, fr); else drawAtomas(ctx, w, h, fr);
+        this.renderer.draw(ctx, w, h, fr, this.seatNames(tr.record));
       } finally {
         ctx.restore();
       }
-      c.setAttribute("aria-label", this.frameDescription(fr));
+      c.setAttribute("aria-label", this.renderer.describe(fr, this.seatNames(tr.record)));
     } catch (err) {
       this.drawFailed(err);
       return;
@@ -326,7 +322,7 @@ export class Viewer {
     e.fwd.disabled = e.end.disabled = fr.turn >= fr.total;
     this.renderLegend(fr);
     this.renderInfo(fr);
-    if (this.onChange) this.onChange(this);
+    if (this.onFrame) this.onFrame(fr, this.seatNames(tr.record));
   }
 
   // A frame that cannot be drawn: the board says so, the page is told once per series,
@@ -354,58 +350,54 @@ export class Viewer {
     }
   }
 
+  // The frame the board shows now (for a bot's own view), or null.
+  currentFrame() {
+    const tr = this.track;
+    return tr && this.renderer ? tr.frame(this.t) : null;
+  }
+
   renderLegend(fr) {
-    const rec = this.track.record;
-    const names = this.seatNames(rec);
-    const items = [];
-    const li = (swatch, text, cls) => {
+    const names = this.seatNames(this.track.record);
+    const items = this.renderer.legend(fr, names).map((item) => {
       const el = document.createElement("li");
-      if (swatch) {
+      if (item.colour) {
         const s = document.createElement("span");
-        s.className = "swatch" + (cls ? " " + cls : "");
-        s.style.background = swatch;
+        s.className = `swatch${item.small ? " small" : ""}${item.shape === "circle" ? " round" : ""}`;
+        s.style.background = item.colour;
         s.setAttribute("aria-hidden", "true");
         el.append(s);
       }
-      el.append(document.createTextNode(text));
+      el.append(document.createTextNode(String(item.label)));
       return el;
-    };
-    if (fr.game === "flit") {
-      names.forEach((nm, s) => items.push(li(FLIT_COLOURS[s + 1], `${nm}: ${fr.counts[s + 1]} pieces`)));
-      items.push(li(FLIT_COLOURS[5], `neutral: ${fr.counts[5]}`, "neutral"));
-    } else {
-      items.push(li(null, `${names[0] ?? "bot"}: score ${fr.score}, ${fr.board.length} items`));
-    }
+    });
     this.el.legend.replaceChildren(...items);
   }
 
   renderInfo(fr) {
     const tr = this.track;
     const names = this.seatNames(tr.record);
-    let txt = `Turn ${fr.turn} of ${fr.total}`;
-    if (fr.game === "atomas") txt = `Move ${fr.turn} of ${fr.total}`;
+    const parts = [`${this.renderer.turnWord ?? "Turn"} ${fr.turn} of ${fr.total}`];
     const last = fr.last;
     if (last) {
-      const who = names[last.seat ?? 0] ?? "bot";
-      if (fr.game === "flit") {
-        txt += Array.isArray(last.move) ? ` · ${who} moved ${last.move[0]},${last.move[1]} → ${last.move[2]},${last.move[3]}`
-          : ` · ${who} passed`;
-      } else {
-        txt += ` · ${itemText(last.atom)} → ${last.answer ?? "—"}`;
-      }
-      if (last.fault) txt += ` · fault (${last.fault.kind}): ${last.fault.message ?? ""}`;
+      const move = this.renderer.lastMove ? this.renderer.lastMove(fr, names) : "";
+      if (move) parts.push(move);
+      last.faults.forEach((f, k) => {
+        if (f && typeof f === "object") {
+          const who = names[last.seats[k]] ?? "bot";
+          parts.push(`${who}: fault (${String(f.kind)}): ${String(f.message ?? "").slice(0, 200)}`);
+        }
+      });
     }
     if (fr.turn >= fr.total && tr.result) {
       const r = tr.result;
-      if (fr.game === "flit") {
-        const w = r.winner === null || r.winner === undefined ? "draw" : `${names[r.winner] ?? "?"} wins`;
-        txt += ` · game over (${r.termination ?? "ended"}): ${w}`;
-      } else {
-        txt += ` · game over (${r.termination ?? "ended"})`;
+      let txt = `game over (${r.termination ?? "ended"})`;
+      if (names.length > 1) {
+        txt += Number.isInteger(r.winner) ? `: ${names[r.winner] ?? "?"} wins` : ": no single winner";
       }
+      parts.push(txt);
     } else if (this.live && this.current === this.tracks.length - 1 && !tr.result) {
-      txt += " · live";
+      parts.push("live");
     }
-    this.el.info.textContent = txt;
+    this.el.info.textContent = parts.join(" · ");
   }
 }

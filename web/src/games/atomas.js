@@ -1,4 +1,4 @@
-// Atomas renderer: a ring of circles with numbers, the atom in play in the centre.
+// Atomas's renderer: a ring of circles with numbers, the atom in play in the centre.
 // Only known values are drawn: atoms 1..MAX_ATOM and the four specials; anything else
 // (a replay is data from anywhere) is drawn as a grey "?".
 
@@ -9,7 +9,7 @@ const SPECIAL = new Map([
   ["C", { fill: "#f5f5f5", text: "#111111", label: "C" }],
 ]);
 const UNKNOWN = { fill: "#9a9a9a", text: "#ffffff", label: "?" };
-export const MAX_ATOM = 9999;
+const MAX_ATOM = 9999;
 
 // The style of a value: a special, an atom, or UNKNOWN.
 function styleOf(item) {
@@ -21,11 +21,11 @@ function styleOf(item) {
 }
 
 // A value as text (labels, the last move): known values as they are, anything else "?".
-export function itemText(item) {
+function itemText(item) {
   return styleOf(item).label === "?" ? "?" : String(item);
 }
 
-export function atomColour(v) {
+function atomColour(v) {
   // hue walks around the wheel with the value; lightness alternates for neighbours
   const hue = (v * 47 + 200) % 360;
   const light = v % 2 ? 42 : 34;
@@ -61,7 +61,7 @@ function drawItem(ctx, x, y, r, item) {
   ctx.fillText(label, x, y + fs * 0.04);
 }
 
-export function drawAtomas(ctx, w, h, frame) {
+function draw(ctx, w, h, frame) {
   ctx.fillStyle = "#ffffff";
   ctx.fillRect(0, 0, w, h);
   const cx = w / 2, cy = h / 2;
@@ -110,9 +110,9 @@ export function drawAtomas(ctx, w, h, frame) {
   ctx.fillStyle = "#444";
   ctx.fillText(`Move ${frame.turn} of ${frame.total}`, 12, 34);
   if (frame.last) {
-    const f = frame.last.fault;
+    const f = frame.last.faults[0];
     ctx.textAlign = "right";
-    const answer = typeof frame.last.answer === "string" ? frame.last.answer.slice(0, 40) : "—";
+    const answer = typeof frame.last.answers[0] === "string" ? frame.last.answers[0].slice(0, 40) : "—";
     ctx.fillText(`last: ${itemText(frame.last.atom)} → ${answer}`, w - 12, 10);
     if (f) {
       ctx.fillStyle = "#b00020";
@@ -120,3 +120,39 @@ export function drawAtomas(ctx, w, h, frame) {
     }
   }
 }
+
+// The board after the start or a turn: the record holds it whole.
+function initialFrame(record) {
+  const start = record.start || {};
+  return { board: Array.isArray(start.board) ? start.board : [], score: Number.isFinite(start.score) ? start.score : 0 };
+}
+
+function applyTurn(frame, turn) {
+  return { board: Array.isArray(turn.board) ? turn.board : [], score: Number.isFinite(turn.score) ? turn.score : NaN };
+}
+
+function withAtom(frame) {
+  // the atom in play is the one the next turn was asked about
+  return frame.next ? frame.next.atom : null;
+}
+
+function legend(frame, names) {
+  return [{ colour: null, label: `${names[0] ?? "bot"}: score ${frame.score}, ${frame.board.length} items` }];
+}
+
+function describe(frame, names) {
+  const atom = withAtom(frame);
+  const shown = atom === null || atom === undefined ? "none" : itemText(atom);
+  const items = frame.board.map(itemText).join(" ");
+  return `Atomas board, ${names[0] ?? "bot"}, move ${frame.turn} of ${frame.total}: score ${frame.score}, `
+    + `${frame.board.length} items (${items || "empty"}), atom in play ${shown}`;
+}
+
+function lastMove(frame) {
+  const last = frame.last;
+  if (!last) return "";
+  return `${itemText(last.atom)} → ${last.answers[0] ?? "—"}`;
+}
+
+export default { initialFrame, applyTurn, draw: (ctx, w, h, frame) => draw(ctx, w, h, { ...frame, atom: withAtom(frame) }),
+  legend, describe, lastMove, turnWord: "Move" };
