@@ -26,12 +26,12 @@ def _discover() -> dict[str, GameSpec]:
             spec = getattr(module, "SPEC", None)
             if isinstance(spec, GameSpec):
                 found[spec.name] = spec
-        _discovered = found
+        _discovered = dict(sorted(found.items(), key=lambda item: (item[1].menu_order, item[0])))
     return _discovered
 
 
 def games() -> list[GameSpec]:
-    """Every known game: the discovered ones in name order, then the registered ones."""
+    """Every known game: the discovered ones by ``menu_order`` and name, then the registered ones."""
     return [*_discover().values(), *(s for n, s in _registered.items() if n not in _discover())]
 
 

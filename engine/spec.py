@@ -66,9 +66,10 @@ class GameSpec:
     players_setting: str | None  # the settings key set from the number of bots, or None
     side_by_side: bool  # one-player game: each bot plays its own copy of each seed
     scoring: str  # "wins" (rank by wins) or "mean_score" (rank by mean score)
-    script_mode: str  # "stream", "per_move" or "per_turn" (see ISSUE7_CONTRACT / architecture)
+    script_mode: str  # "stream", "per_move" or "per_turn" (docs/architecture.md)
     renderer: str  # the page's module web/src/games/<renderer>.js
     examples_package: str  # "engine.examples.<name>": its *.py files are the built-in bots
+    menu_order: int = 100  # place in game lists (the page's menu, its first game): lower first, then by name
 
     def __post_init__(self) -> None:
         if self.scoring not in SCORINGS:

@@ -164,7 +164,7 @@ SPEC = GameSpec(
     fields=(SettingField("time_limit_ms", "Time limit (ms)", 1, 60_000, "per turn"),),
     settings_type=FlitSettings, new_game=rules.new_game, wire=sys.modules[__name__],
     min_bots=2, max_bots=4, players_setting="players", side_by_side=False, scoring="wins",
-    script_mode="stream", renderer="flit", examples_package="engine.examples.flit",
+    script_mode="stream", renderer="flit", examples_package="engine.examples.flit", menu_order=1,
 )
 
 __all__ = ["FlitView", "FunctionClient", "NEUTRAL", "answer_text", "message_lines", "observation",
