@@ -13,6 +13,7 @@ from engine.bots.step_budget import BudgetExceeded, StepBudget, counting_builtin
 
 sys.path.insert(0, str(Path(__file__).parent))
 import budget_games  # noqa: E402
+from fresh_thread import in_fresh_thread  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 # The games tests/budget_games.py can play (aBOTcalypse's bots join when the tournament
@@ -311,7 +312,9 @@ def test_every_kind_of_block_runs_as_it_does_plain() -> None:
     plain: dict = {"__name__": "__main__"}
     exec(compile(EVERY_KIND_OF_BLOCK, "<bot>", "exec"), plain)  # noqa: S102 - test source
     budget, counted = _load(EVERY_KIND_OF_BLOCK, 100_000)
-    assert budget.run(counted["move"], None) == plain["move"](None)
+    # the bot calls asyncio.run: away from the event loop the browser tests keep running
+    assert in_fresh_thread(lambda: budget.run(counted["move"], None)) == in_fresh_thread(
+        lambda: plain["move"](None))
     assert budget.steps_used > 20
 
 

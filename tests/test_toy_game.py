@@ -23,6 +23,9 @@ from engine import cli
 from engine.bots.host import BotHost
 from engine.registry import games, get_game, register, unregister
 
+sys.path.insert(0, str(Path(__file__).parent))
+from fresh_thread import in_fresh_thread  # noqa: E402
+
 ROOT = Path(__file__).resolve().parent.parent
 
 TOY_WIRE = '''
@@ -262,7 +265,7 @@ def test_the_toy_runs_through_the_page_controller(toy, page_main, capsys):
     request = {"type": "run", "run": 7, "game": "toyrps", "preset": "short", "settings": {"rounds": 6},
                "seed": 1, "games": 3, "secret": "toysecret",
                "bots": [{"name": "rock", "code": "builtin:rock"}, {"name": "cycle", "code": CYCLE}]}
-    asyncio.run(main.controller.run(json.dumps(request)))
+    in_fresh_thread(lambda: asyncio.run(main.controller.run(json.dumps(request))))
     kinds = [e["type"] for e in bridge.events]
     assert "error" not in kinds, bridge.events
     summaries = [e["summary"] for e in bridge.events if e["type"] == "summary"]
@@ -283,6 +286,6 @@ def test_the_page_refuses_a_setting_the_game_does_not_have(toy, page_main):
     main, bridge = page_main
     request = {"run": 8, "game": "toyrps", "settings": {"max_moves": 3}, "seed": 1, "games": 1,
                "bots": [{"name": "a", "code": ROCK}, {"name": "b", "code": ROCK}]}
-    asyncio.run(main.controller.run(json.dumps(request)))
+    in_fresh_thread(lambda: asyncio.run(main.controller.run(json.dumps(request))))
     errors = [e for e in bridge.events if e["type"] == "error"]
     assert len(errors) == 1 and "has no setting 'max_moves'" in errors[0]["message"]
