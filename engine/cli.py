@@ -14,9 +14,15 @@ import sys
 from pathlib import Path
 from typing import NoReturn
 
-from engine.bots.code import FUNCTION, load_code
-from engine.bots.native import CommandBot, HostedBot, InProcessBot
-from engine.bots.sandbox import Limits, Sandbox, SandboxError, Unsandboxed
+from engine.bots.sandbox import Limits, Unsandboxed
+from engine.entries import (
+    UsageError,
+    bot_from_entry,
+    choose_sandbox,
+    entry_from_form,
+    runs_a_process,
+    unique_names,
+)
 from engine.games.randomness import check_secret, new_secret
 from engine.match import BotEvent, run_series
 from engine.registry import game_names, games, get_game
@@ -24,10 +30,6 @@ from engine.replay import MAX_DOCUMENT_CHARS, ReplayError, verify_document
 
 EXIT_USAGE = 2
 EXIT_REFUSED = 1  # `replay`: the file does not verify
-
-
-class UsageError(Exception):
-    pass
 
 
 class _Parser(argparse.ArgumentParser):
@@ -134,72 +136,12 @@ _positive = _int_at_least(1, "at least 1")
 _non_negative = _int_at_least(0, "0 or more")
 
 
-def make_bot(spec: str, game: str, sandbox: Sandbox | Unsandboxed | None = None):
-    """A bot from its command-line form; its processes start through ``sandbox``."""
-    sandbox = sandbox or Unsandboxed()
-    if spec.startswith("builtin:"):
-        name = spec.split(":", 1)[1]
-        try:
-            source = get_game(game).example_source(name)
-        except ValueError as exc:
-            raise UsageError(str(exc)) from None
-        # Trusted function bots run in-process (fast); script examples need a host process.
-        if load_code(source).kind == FUNCTION:
-            return InProcessBot(name, source)
-        return HostedBot(name, source, sandbox)
-    if spec.startswith("cmd:"):
-        command = spec.split(":", 1)[1].strip()
-        if not command:
-            raise UsageError("cmd: needs a command, e.g. cmd:'./bot.sh'")
-        try:
-            program = shlex.split(command)[0] if shlex.split(command) else ""
-        except ValueError as exc:
-            raise UsageError(f"cannot parse the command {command!r}: {exc}") from None
-        if not program:
-            raise UsageError("cmd: needs a command, e.g. cmd:'./bot.sh'")
-        return CommandBot(program.rsplit("/", 1)[-1], command, sandbox)
-    path = Path(spec)
-    if path.suffix != ".py":
-        raise UsageError(f"bot {spec!r} is not a .py file, cmd:COMMAND or builtin:NAME")
-    if not path.is_file():
-        raise UsageError(f"bot file not found: {spec}")
-    try:
-        source = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"cannot read {spec}: {exc}") from None
-    return HostedBot(path.stem, source, sandbox)
-
-
-def _runs_a_process(spec: str, game: str) -> bool:
-    """False for the built-in function bots, which run in the controller's process."""
-    if spec.startswith("builtin:"):
-        return load_code(get_game(game).example_source(spec.split(":", 1)[1])).kind != FUNCTION
-    return True
-
-
-def choose_sandbox(specs: list[str], no_sandbox: bool, limits: Limits) -> Sandbox | Unsandboxed:
-    """The sandbox for the bots' processes; ``UsageError`` when untrusted bots would run
-    without one (it cannot start here and ``--no-sandbox`` was not given)."""
-    if no_sandbox:
-        return Unsandboxed(limits)
-    sandbox = Sandbox(limits)
-    try:
-        sandbox.probe()
-    except SandboxError as exc:
-        if all(spec.startswith("builtin:") for spec in specs):
-            return Unsandboxed(limits)  # the built-in examples are trusted
-        raise UsageError(f"the bot sandbox cannot start: {exc}; install bubblewrap, or pass "
-                         "--no-sandbox to run the bots unsandboxed (trusted bots only)") from None
-    return sandbox
-
-
-def _unique_names(bots: list) -> None:
-    seen: dict[str, int] = {}
-    for bot in bots:
-        count = seen.get(bot.name, 0) + 1
-        seen[bot.name] = count
-        if count > 1:
-            bot.name = f"{bot.name}#{count}"
+def bots_sandbox(entries, game: str, args: argparse.Namespace):
+    """The sandbox the entries' processes need (``--no-sandbox``, ``--memory-limit``)."""
+    needs_process = [e for e in entries if runs_a_process(e, game)]
+    if not needs_process:
+        return Unsandboxed()
+    return choose_sandbox(needs_process, args.no_sandbox, Limits(memory_mb=args.memory_limit))
 
 
 def run_match(args: argparse.Namespace) -> int:
@@ -212,16 +154,13 @@ def run_match(args: argparse.Namespace) -> int:
         if spec.players_setting:
             overrides[spec.players_setting] = len(args.bots)
         settings = spec.settings(args.preset, **overrides)
-        for b in args.bots:  # bad bot arguments are reported before the sandbox is probed
-            make_bot(b, spec.name)
-        needs_process = [b for b in args.bots if _runs_a_process(b, spec.name)]
-        sandbox = (choose_sandbox(needs_process, args.no_sandbox, Limits(memory_mb=args.memory_limit))
-                   if needs_process else Unsandboxed())
-        bots = [make_bot(b, spec.name, sandbox) for b in args.bots]
+        # bad bot arguments are reported before the sandbox is probed
+        entries = unique_names([entry_from_form(b, spec.name) for b in args.bots])
+        sandbox = bots_sandbox(entries, spec.name, args)
+        bots = [bot_from_entry(e, spec.name, sandbox) for e in entries]
     except (UsageError, ValueError) as exc:
         sys.stderr.write(f"error: {exc}\n")
         return EXIT_USAGE
-    _unique_names(bots)
     seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
     secret = args.secret if args.secret is not None else new_secret()
     logs: list[BotEvent] = []
