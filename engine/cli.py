@@ -43,26 +43,34 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     match = commands.add_parser("match", help="run a game or a series between bots",
                                 description="Run a game or a series between bots.")
-    match.add_argument("game", help=f"one of: {', '.join(game_names())}")
-    match.add_argument("bots", nargs="+", metavar="BOT",
-                       help="a .py file (function or script bot), cmd:COMMAND, or builtin:NAME")
-    match.add_argument("--seed", type=_non_negative, help="seed of the first game (default: random)")
-    match.add_argument("--secret", type=_secret, metavar="TEXT",
-                       help="drawn with the seed into the games' randomness, never shown to bots "
-                            "(default: a fresh one, printed; give it again to repeat the run)")
+    add_bot_arguments(match)
     match.add_argument("--games", type=_positive, default=1, help="number of games (seeds)")
-    presets = "; ".join(f"{s.name}: {', '.join(p.name for p in s.presets)}" for s in games())
-    match.add_argument("--preset", help=f"settings preset ({presets})")
-    _add_setting_flags(match)
     match.add_argument("--replay", type=Path, metavar="FILE", help="write the replay (JSON) here")
-    match.add_argument("--json", action="store_true", help="print one JSON object")
     match.add_argument("--log", action="store_true", help="print the bots' output and faults")
-    match.add_argument("--no-sandbox", action="store_true",
-                       help="run bot processes without the bubblewrap sandbox (trusted bots only)")
-    match.add_argument("--memory-limit", type=_positive, default=Limits.memory_mb, metavar="MB",
-                       help=f"memory (address space) per bot process (default {Limits.memory_mb})")
+    from engine.cli_tournament import add_tournament_command
+    add_tournament_command(commands)
     _add_replay_command(commands)
     return parser
+
+
+def add_bot_arguments(command: argparse.ArgumentParser) -> None:
+    """The arguments every command that plays games takes: the game, its bots, seed, secret,
+    preset, the game's setting flags, ``--json``, the sandbox's flags."""
+    command.add_argument("game", help=f"one of: {', '.join(game_names())}")
+    command.add_argument("bots", nargs="+", metavar="BOT",
+                         help="a .py file (function or script bot), cmd:COMMAND, or builtin:NAME")
+    command.add_argument("--seed", type=_non_negative, help="seed of the first game (default: random)")
+    command.add_argument("--secret", type=_secret, metavar="TEXT",
+                         help="drawn with the seed into the games' randomness, never shown to bots "
+                              "(default: a fresh one, printed; give it again to repeat the run)")
+    presets = "; ".join(f"{s.name}: {', '.join(p.name for p in s.presets)}" for s in games())
+    command.add_argument("--preset", help=f"settings preset ({presets})")
+    _add_setting_flags(command)
+    command.add_argument("--json", action="store_true", help="print one JSON object")
+    command.add_argument("--no-sandbox", action="store_true",
+                         help="run bot processes without the bubblewrap sandbox (trusted bots only)")
+    command.add_argument("--memory-limit", type=_positive, default=Limits.memory_mb, metavar="MB",
+                         help=f"memory (address space) per bot process (default {Limits.memory_mb})")
 
 
 def setting_flag(key: str) -> str:
@@ -132,7 +140,7 @@ def _secret(text: str) -> str:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
-_positive = _int_at_least(1, "at least 1")
+positive = _positive = _int_at_least(1, "at least 1")
 _non_negative = _int_at_least(0, "0 or more")
 
 
@@ -164,7 +172,7 @@ def run_match(args: argparse.Namespace) -> int:
     seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
     secret = args.secret if args.secret is not None else new_secret()
     logs: list[BotEvent] = []
-    with _progress(args.games * (len(bots) if spec.side_by_side else 1), quiet=False) as progress:
+    with progress_bar(args.games * (len(bots) if spec.side_by_side else 1), quiet=False) as progress:
         result = run_series(spec, settings, bots, seed, args.games,
                             on_event=logs.append, on_progress=progress, secret=secret)
     document = result.document
@@ -189,7 +197,7 @@ def run_match(args: argparse.Namespace) -> int:
     return 0
 
 
-class _progress:
+class progress_bar:
     """A progress bar on stderr (rich) for series that take more than a moment."""
 
     def __init__(self, total: int, quiet: bool) -> None:
@@ -198,7 +206,7 @@ class _progress:
         if not quiet and total > 1:
             try:
                 from rich.progress import Progress
-                self.bar = Progress(transient=True, console=_stderr_console())
+                self.bar = Progress(transient=True, console=stderr_console())
             except ImportError:
                 self.bar = None
 
@@ -207,14 +215,14 @@ class _progress:
             return lambda done, total: None
         self.bar.start()
         task = self.bar.add_task("games", total=self.total)
-        return lambda done, total: self.bar.update(task, completed=done)
+        return lambda done, total: self.bar.update(task, completed=done, total=total)
 
     def __exit__(self, *exc: object) -> None:
         if self.bar is not None:
             self.bar.stop()
 
 
-def _stderr_console():
+def stderr_console():
     from rich.console import Console
     return Console(stderr=True)
 
@@ -253,6 +261,9 @@ def main(argv: list[str] | None = None) -> int:
         return run_match(args)
     if args.command == "replay":
         return run_replay(args)
+    if args.command == "tournament":
+        from engine.cli_tournament import run_tournament_command
+        return run_tournament_command(args)
     return EXIT_USAGE
 
 
