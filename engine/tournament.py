@@ -248,9 +248,12 @@ def _number(value: float) -> float | None:
     return round(value, 6) if math.isfinite(value) else None
 
 
-def cross_table(names: list[str], results: Iterable[MatchResult]) -> dict[str, dict[str, dict]]:
-    """Two-player games: ``cross[a][b]``, a's wins, draws and losses against b."""
-    cross = {a: {b: {"wins": 0, "draws": 0, "losses": 0} for b in names if b != a} for a in names}
+def cross_table(names: list[str], results: Iterable[MatchResult],
+                order: list[str] | None = None) -> dict[str, dict[str, dict]]:
+    """Two-player games: ``cross[a][b]``, a's wins, draws and losses against b (``names``: by
+    entry index; rows and columns in ``order``, the ranking, when given)."""
+    order = order or names
+    cross = {a: {b: {"wins": 0, "draws": 0, "losses": 0} for b in order if b != a} for a in order}
     for r in results:
         for seat, entry in enumerate(r.table):
             other = names[r.table[1 - seat]]
@@ -440,7 +443,7 @@ class Tournament:
             "entries": list(self.names), "standings": standings,
         }
         if self.kind == PAIRS:
-            out["cross"] = cross_table([r.name for r in ranking], results)
+            out["cross"] = cross_table(self.names, results, [r.name for r in ranking])
         out["games"] = self._games_json(results)
         return out
 
