@@ -14,6 +14,7 @@ import json
 import secrets
 import shlex
 import sys
+from contextlib import ExitStack
 from pathlib import Path
 
 from engine.cli import (
@@ -28,7 +29,7 @@ from engine.entries import UsageError, entry_from_form, runs_a_process, unique_n
 from engine.games.randomness import new_secret
 from engine.ranking import WIN_RATE
 from engine.registry import get_game
-from engine.tournament import PAIRS, LocalPlayers, Tournament, run_tournament, settled_marks
+from engine.tournament import PAIRS, DaskPlayers, LocalPlayers, Tournament, run_tournament, settled_marks
 
 UNTIL_SETTLED_FACTOR = 5  # --until-settled's default cap: this many times --games
 
@@ -49,6 +50,10 @@ def add_tournament_command(commands) -> None:
                                  "the number of entries)")
     tournament.add_argument("--jobs", type=positive, default=1, metavar="J",
                             help="play matches in J worker processes (default 1: in this process)")
+    tournament.add_argument("--scheduler", metavar="ADDRESS",
+                            help="play matches on a Dask distributed cluster (tcp://HOST:8786; "
+                                 "pip install 'koth-arena[dask]'); a command bot's program must "
+                                 "exist on every worker")
     tournament.add_argument("--replays", type=Path, metavar="DIR",
                             help="write each match's replay here as it ends (match-00001.json, ...)")
     tournament.add_argument("--until-settled", action="store_true",
@@ -104,8 +109,18 @@ def run_tournament_command(args: argparse.Namespace) -> int:
         sys.stderr.write(f"error: {exc}\n")
         return EXIT_USAGE
     cap = args.max_games or UNTIL_SETTLED_FACTOR * args.games
-    with LocalPlayers(args.jobs) as players, progress_bar(2, quiet=False) as progress:
-        run_tournament(tournament, players, args.until_settled, cap, on_result=progress)
+    if args.scheduler and args.jobs != 1:
+        sys.stderr.write("error: --jobs and --scheduler do not go together (the cluster's workers play)\n")
+        return EXIT_USAGE
+    with ExitStack() as stack:
+        try:
+            players = stack.enter_context(
+                DaskPlayers(args.scheduler) if args.scheduler else LocalPlayers(args.jobs))
+        except ValueError as exc:
+            sys.stderr.write(f"error: {exc}\n")
+            return EXIT_USAGE
+        with progress_bar(2, quiet=False) as progress:
+            run_tournament(tournament, players, args.until_settled, cap, on_result=progress)
     if args.json:
         print(json.dumps(tournament.to_json()))
     else:

@@ -267,6 +267,20 @@ def cross_table(names: list[str], results: Iterable[MatchResult],
 
 def play_match(job: MatchJob) -> MatchResult:
     """Play one match through the series core; write its replay if asked. Runs anywhere."""
+    result, document = _play(job)
+    if job.replay_path:
+        Path(job.replay_path).write_text(json.dumps(document), encoding="utf-8")
+    return result
+
+
+def play_match_remotely(job: MatchJob) -> tuple[MatchResult, str | None]:
+    """Play one match on another machine: its replay comes back as text (when asked for) for
+    the controller to write, since the workers' disks are not the controller's."""
+    result, document = _play(job)
+    return result, json.dumps(document) if job.replay_path else None
+
+
+def _play(job: MatchJob) -> tuple[MatchResult, dict]:
     from engine.bots.sandbox import Limits, Sandbox, Unsandboxed
     from engine.entries import bot_from_entry, runs_a_process
     from engine.match import run_series
@@ -282,12 +296,54 @@ def play_match(job: MatchJob) -> MatchResult:
     bots = [bot_from_entry(e, spec.name, sandbox if runs_a_process(e, spec.name) else Unsandboxed())
             for e in job.entries]
     document = run_series(spec, settings, bots, job.match.seed, 1, secret=job.secret).document
-    if job.replay_path:
-        Path(job.replay_path).write_text(json.dumps(document), encoding="utf-8")
     game = document["summary"]["games"][0]
     scores = tuple(game["scores"])
-    return MatchResult(job.match.index, job.match.seed, job.match.table, scores, tuple(game["faults"]),
-                       unique_winner(scores) if len(scores) > 1 else None)
+    result = MatchResult(job.match.index, job.match.seed, job.match.table, scores, tuple(game["faults"]),
+                         unique_winner(scores) if len(scores) > 1 else None)
+    return result, document
+
+
+class DaskPlayers:
+    """Plays jobs on a Dask distributed cluster (the optional extra ``koth-arena[dask]``):
+    ``scheduler`` is its address, or a ``distributed.Client`` already connected. Each job
+    travels by value; a command bot's program must exist on every worker."""
+
+    def __init__(self, scheduler: Any) -> None:
+        self.scheduler = scheduler
+        self.client: Any = None
+        self.own_client = False
+
+    def __enter__(self) -> DaskPlayers:
+        try:
+            from distributed import Client
+        except ImportError:
+            raise ValueError("--scheduler needs Dask: pip install 'koth-arena[dask]'") from None
+        if isinstance(self.scheduler, Client):
+            self.client = self.scheduler
+        else:
+            try:
+                self.client = Client(self.scheduler, timeout="10s")
+            except OSError as exc:
+                raise ValueError(f"cannot reach the Dask scheduler {self.scheduler}: {exc}") from None
+            self.own_client = True
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.own_client:
+            self.client.close()
+
+    def play(self, jobs: list[MatchJob]) -> Iterator[MatchResult]:
+        from distributed import as_completed
+
+        futures = [self.client.submit(play_match_remotely, job, pure=False) for job in jobs]
+        paths = {future.key: job.replay_path for future, job in zip(futures, jobs, strict=True)}
+        for future in as_completed(futures):
+            result, replay = future.result()
+            path = paths[future.key]
+            future.release()
+            if path and replay is not None:
+                Path(path).write_text(replay, encoding="utf-8")
+            yield result
 
 
 class LocalPlayers:
@@ -463,7 +519,7 @@ class Tournament:
         return list(by_seed.values())
 
 
-def run_tournament(tournament: Tournament, players: LocalPlayers, until_settled: bool = False,
+def run_tournament(tournament: Tournament, players: LocalPlayers | DaskPlayers, until_settled: bool = False,
                    cap: int = 0, on_result: Callable[[int, int], None] | None = None) -> Tournament:
     """Play the first round, then (``until_settled``) more rounds until every neighbouring
     pair in the ranking is settled or ``cap`` games per pair (pairs) or per entry is reached."""

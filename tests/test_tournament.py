@@ -294,3 +294,30 @@ def test_bad_arguments_get_one_line_and_exit_2(args, message):
     assert done.returncode == 2
     assert message in done.stderr and len(done.stderr.strip().splitlines()) == 1
     assert done.stdout == ""
+
+
+def test_dask_cluster_gives_the_same_json_as_one_process(bots, tmp_path):
+    distributed = pytest.importorskip("distributed")
+    args = ["flit", bots["converter"], bots["first"], bots["passer"], "--games", 2, "--seed", 1,
+            "--secret", "S", "--time-limit", 2000, "--json"]
+    alone = tournament_cli(*args)
+    assert alone.returncode == 0, alone.stderr
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster:
+        on_cluster = tournament_cli(*args, "--scheduler", cluster.scheduler_address,
+                                    "--replays", tmp_path / "replays")
+    assert on_cluster.returncode == 0, on_cluster.stderr
+    assert on_cluster.stdout == alone.stdout
+    files = sorted((tmp_path / "replays").iterdir())
+    assert len(files) == 6
+    done = subprocess.run([sys.executable, "-m", "engine", "replay", files[0], "--json"], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+
+
+def test_unreachable_scheduler_is_one_line_and_exit_2(bots):
+    pytest.importorskip("distributed")
+    done = tournament_cli("flit", bots["converter"], bots["passer"], "--scheduler", "tcp://127.0.0.1:9",
+                          "--time-limit", 2000, timeout=120)
+    assert done.returncode == 2, done.stderr
+    assert "cannot reach the Dask scheduler" in done.stderr.strip().splitlines()[-1]
