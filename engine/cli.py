@@ -14,9 +14,15 @@ import sys
 from pathlib import Path
 from typing import NoReturn
 
-from engine.bots.code import FUNCTION, load_code
-from engine.bots.native import CommandBot, HostedBot, InProcessBot
-from engine.bots.sandbox import Limits, Sandbox, SandboxError, Unsandboxed
+from engine.bots.sandbox import Limits, Unsandboxed
+from engine.entries import (
+    UsageError,
+    bot_from_entry,
+    choose_sandbox,
+    entry_from_form,
+    runs_a_process,
+    unique_names,
+)
 from engine.games.randomness import check_secret, new_secret
 from engine.match import BotEvent, run_series
 from engine.registry import game_names, games, get_game
@@ -24,10 +30,6 @@ from engine.replay import MAX_DOCUMENT_CHARS, ReplayError, verify_document
 
 EXIT_USAGE = 2
 EXIT_REFUSED = 1  # `replay`: the file does not verify
-
-
-class UsageError(Exception):
-    pass
 
 
 class _Parser(argparse.ArgumentParser):
@@ -41,26 +43,34 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     match = commands.add_parser("match", help="run a game or a series between bots",
                                 description="Run a game or a series between bots.")
-    match.add_argument("game", help=f"one of: {', '.join(game_names())}")
-    match.add_argument("bots", nargs="+", metavar="BOT",
-                       help="a .py file (function or script bot), cmd:COMMAND, or builtin:NAME")
-    match.add_argument("--seed", type=_non_negative, help="seed of the first game (default: random)")
-    match.add_argument("--secret", type=_secret, metavar="TEXT",
-                       help="drawn with the seed into the games' randomness, never shown to bots "
-                            "(default: a fresh one, printed; give it again to repeat the run)")
+    add_bot_arguments(match)
     match.add_argument("--games", type=_positive, default=1, help="number of games (seeds)")
-    presets = "; ".join(f"{s.name}: {', '.join(p.name for p in s.presets)}" for s in games())
-    match.add_argument("--preset", help=f"settings preset ({presets})")
-    _add_setting_flags(match)
     match.add_argument("--replay", type=Path, metavar="FILE", help="write the replay (JSON) here")
-    match.add_argument("--json", action="store_true", help="print one JSON object")
     match.add_argument("--log", action="store_true", help="print the bots' output and faults")
-    match.add_argument("--no-sandbox", action="store_true",
-                       help="run bot processes without the bubblewrap sandbox (trusted bots only)")
-    match.add_argument("--memory-limit", type=_positive, default=Limits.memory_mb, metavar="MB",
-                       help=f"memory (address space) per bot process (default {Limits.memory_mb})")
+    from engine.cli_tournament import add_tournament_command
+    add_tournament_command(commands)
     _add_replay_command(commands)
     return parser
+
+
+def add_bot_arguments(command: argparse.ArgumentParser) -> None:
+    """The arguments every command that plays games takes: the game, its bots, seed, secret,
+    preset, the game's setting flags, ``--json``, the sandbox's flags."""
+    command.add_argument("game", help=f"one of: {', '.join(game_names())}")
+    command.add_argument("bots", nargs="+", metavar="BOT",
+                         help="a .py file (function or script bot), cmd:COMMAND, or builtin:NAME")
+    command.add_argument("--seed", type=_non_negative, help="seed of the first game (default: random)")
+    command.add_argument("--secret", type=_secret, metavar="TEXT",
+                         help="drawn with the seed into the games' randomness, never shown to bots "
+                              "(default: a fresh one, printed; give it again to repeat the run)")
+    presets = "; ".join(f"{s.name}: {', '.join(p.name for p in s.presets)}" for s in games())
+    command.add_argument("--preset", help=f"settings preset ({presets})")
+    _add_setting_flags(command)
+    command.add_argument("--json", action="store_true", help="print one JSON object")
+    command.add_argument("--no-sandbox", action="store_true",
+                         help="run bot processes without the bubblewrap sandbox (trusted bots only)")
+    command.add_argument("--memory-limit", type=_positive, default=Limits.memory_mb, metavar="MB",
+                         help=f"memory (address space) per bot process (default {Limits.memory_mb})")
 
 
 def setting_flag(key: str) -> str:
@@ -130,76 +140,16 @@ def _secret(text: str) -> str:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
-_positive = _int_at_least(1, "at least 1")
+positive = _positive = _int_at_least(1, "at least 1")
 _non_negative = _int_at_least(0, "0 or more")
 
 
-def make_bot(spec: str, game: str, sandbox: Sandbox | Unsandboxed | None = None):
-    """A bot from its command-line form; its processes start through ``sandbox``."""
-    sandbox = sandbox or Unsandboxed()
-    if spec.startswith("builtin:"):
-        name = spec.split(":", 1)[1]
-        try:
-            source = get_game(game).example_source(name)
-        except ValueError as exc:
-            raise UsageError(str(exc)) from None
-        # Trusted function bots run in-process (fast); script examples need a host process.
-        if load_code(source).kind == FUNCTION:
-            return InProcessBot(name, source)
-        return HostedBot(name, source, sandbox)
-    if spec.startswith("cmd:"):
-        command = spec.split(":", 1)[1].strip()
-        if not command:
-            raise UsageError("cmd: needs a command, e.g. cmd:'./bot.sh'")
-        try:
-            program = shlex.split(command)[0] if shlex.split(command) else ""
-        except ValueError as exc:
-            raise UsageError(f"cannot parse the command {command!r}: {exc}") from None
-        if not program:
-            raise UsageError("cmd: needs a command, e.g. cmd:'./bot.sh'")
-        return CommandBot(program.rsplit("/", 1)[-1], command, sandbox)
-    path = Path(spec)
-    if path.suffix != ".py":
-        raise UsageError(f"bot {spec!r} is not a .py file, cmd:COMMAND or builtin:NAME")
-    if not path.is_file():
-        raise UsageError(f"bot file not found: {spec}")
-    try:
-        source = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"cannot read {spec}: {exc}") from None
-    return HostedBot(path.stem, source, sandbox)
-
-
-def _runs_a_process(spec: str, game: str) -> bool:
-    """False for the built-in function bots, which run in the controller's process."""
-    if spec.startswith("builtin:"):
-        return load_code(get_game(game).example_source(spec.split(":", 1)[1])).kind != FUNCTION
-    return True
-
-
-def choose_sandbox(specs: list[str], no_sandbox: bool, limits: Limits) -> Sandbox | Unsandboxed:
-    """The sandbox for the bots' processes; ``UsageError`` when untrusted bots would run
-    without one (it cannot start here and ``--no-sandbox`` was not given)."""
-    if no_sandbox:
-        return Unsandboxed(limits)
-    sandbox = Sandbox(limits)
-    try:
-        sandbox.probe()
-    except SandboxError as exc:
-        if all(spec.startswith("builtin:") for spec in specs):
-            return Unsandboxed(limits)  # the built-in examples are trusted
-        raise UsageError(f"the bot sandbox cannot start: {exc}; install bubblewrap, or pass "
-                         "--no-sandbox to run the bots unsandboxed (trusted bots only)") from None
-    return sandbox
-
-
-def _unique_names(bots: list) -> None:
-    seen: dict[str, int] = {}
-    for bot in bots:
-        count = seen.get(bot.name, 0) + 1
-        seen[bot.name] = count
-        if count > 1:
-            bot.name = f"{bot.name}#{count}"
+def bots_sandbox(entries, game: str, args: argparse.Namespace):
+    """The sandbox the entries' processes need (``--no-sandbox``, ``--memory-limit``)."""
+    needs_process = [e for e in entries if runs_a_process(e, game)]
+    if not needs_process:
+        return Unsandboxed()
+    return choose_sandbox(needs_process, args.no_sandbox, Limits(memory_mb=args.memory_limit))
 
 
 def run_match(args: argparse.Namespace) -> int:
@@ -212,20 +162,17 @@ def run_match(args: argparse.Namespace) -> int:
         if spec.players_setting:
             overrides[spec.players_setting] = len(args.bots)
         settings = spec.settings(args.preset, **overrides)
-        for b in args.bots:  # bad bot arguments are reported before the sandbox is probed
-            make_bot(b, spec.name)
-        needs_process = [b for b in args.bots if _runs_a_process(b, spec.name)]
-        sandbox = (choose_sandbox(needs_process, args.no_sandbox, Limits(memory_mb=args.memory_limit))
-                   if needs_process else Unsandboxed())
-        bots = [make_bot(b, spec.name, sandbox) for b in args.bots]
+        # bad bot arguments are reported before the sandbox is probed
+        entries = unique_names([entry_from_form(b, spec.name) for b in args.bots])
+        sandbox = bots_sandbox(entries, spec.name, args)
+        bots = [bot_from_entry(e, spec.name, sandbox) for e in entries]
     except (UsageError, ValueError) as exc:
         sys.stderr.write(f"error: {exc}\n")
         return EXIT_USAGE
-    _unique_names(bots)
     seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
     secret = args.secret if args.secret is not None else new_secret()
     logs: list[BotEvent] = []
-    with _progress(args.games * (len(bots) if spec.side_by_side else 1), quiet=False) as progress:
+    with progress_bar(args.games * (len(bots) if spec.side_by_side else 1), quiet=False) as progress:
         result = run_series(spec, settings, bots, seed, args.games,
                             on_event=logs.append, on_progress=progress, secret=secret)
     document = result.document
@@ -250,7 +197,7 @@ def run_match(args: argparse.Namespace) -> int:
     return 0
 
 
-class _progress:
+class progress_bar:
     """A progress bar on stderr (rich) for series that take more than a moment."""
 
     def __init__(self, total: int, quiet: bool) -> None:
@@ -259,7 +206,7 @@ class _progress:
         if not quiet and total > 1:
             try:
                 from rich.progress import Progress
-                self.bar = Progress(transient=True, console=_stderr_console())
+                self.bar = Progress(transient=True, console=stderr_console())
             except ImportError:
                 self.bar = None
 
@@ -268,14 +215,14 @@ class _progress:
             return lambda done, total: None
         self.bar.start()
         task = self.bar.add_task("games", total=self.total)
-        return lambda done, total: self.bar.update(task, completed=done)
+        return lambda done, total: self.bar.update(task, completed=done, total=total)
 
     def __exit__(self, *exc: object) -> None:
         if self.bar is not None:
             self.bar.stop()
 
 
-def _stderr_console():
+def stderr_console():
     from rich.console import Console
     return Console(stderr=True)
 
@@ -314,6 +261,9 @@ def main(argv: list[str] | None = None) -> int:
         return run_match(args)
     if args.command == "replay":
         return run_replay(args)
+    if args.command == "tournament":
+        from engine.cli_tournament import run_tournament_command
+        return run_tournament_command(args)
     return EXIT_USAGE
 
 
