@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from engine.bots.answer import BotAnswer
+from engine.games.randomness import bot_seed
 from engine.outcome import Fault
 from engine.session import GameSession, Reply, TurnResult
 from engine.spec import GameSpec
@@ -28,6 +29,7 @@ class Call:
     op: str  # "start", "turn" or "end"
     message: dict
     seat: int
+    seed: int | None = None  # start: the seed of the bot's ``random`` for the game
 
 
 @dataclass(slots=True)
@@ -102,7 +104,7 @@ def game_steps(spec: GameSpec, settings: Any, plan: GamePlan, bot_names: list[st
         message = session.start_message(seat)
         result = load_errors[bot]
         if result is None:
-            result = yield Call(bot, "start", message, seat)
+            result = yield Call(bot, "start", message, seat, bot_seed(spec.name, plan.seed, secret, seat))
             yield from _output(bot, result)
         if result.error:
             fault = session.fail_to_start(seat, result.error, result.line)

@@ -141,8 +141,10 @@ class Controller:
                 if step.op == "load":
                     value = await self._load(run, step.bot, spec, names[step.bot], sources[step.bot])
                 else:
-                    answer, _, silent = await self._call(
-                        run, step.bot, {"op": step.op, "message": step.message}, LOAD_LIMIT_MS)
+                    request = {"op": step.op, "message": step.message}
+                    if step.seed is not None:
+                        request["seed"] = step.seed  # the bot's random: the host seeds it
+                    answer, _, silent = await self._call(run, step.bot, request, LOAD_LIMIT_MS)
                     value = BotAnswer(error=f"no reply to '{step.op}'") if silent else answer
             elif isinstance(step, TurnPlayed):
                 pending.append(step.turn)

@@ -50,14 +50,16 @@ class BotHost:
         if op == "start":
             if isinstance(self.runner, StreamScriptRunner):
                 runner = StreamScriptRunner(self.game, self.bot, self.receive, self.send)
-                runner.run(rid, request["message"])
+                runner.run(rid, request["message"], _seed(request))
                 return None
-            result = self.runner.start(request["message"])
+            result = self.runner.start(request["message"], _seed(request))
             return {"id": rid, "ok": result.error is None, **result.to_json()}
         if op == "turn":
             if isinstance(self.runner, StreamScriptRunner):
                 return {"id": rid, "answer": None, "error": "the game has not started",
                         "line": None, "stdout": "", "stderr": ""}
+            if isinstance(self.runner, OneShotScriptRunner):
+                return {"id": rid, **self.runner.turn(request["message"], _seed(request)).to_json()}
             return {"id": rid, **self.runner.turn(request["message"]).to_json()}
         if op == "end":
             if isinstance(self.runner, StreamScriptRunner):
@@ -85,6 +87,12 @@ class BotHost:
         else:
             self.runner = OneShotScriptRunner(self.game, self.bot, get_game(self.game).script_mode)
         return {"ok": True, "kind": self.bot.kind, "error": None, "line": None}
+
+
+def _seed(request: dict) -> int | None:
+    """The request's ``seed`` for the bot's ``random`` (none: fresh entropy)."""
+    seed = request.get("seed")
+    return seed if type(seed) is int and seed >= 0 else None
 
 
 def _capped(reply: dict) -> dict:

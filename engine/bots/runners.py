@@ -20,7 +20,9 @@ from types import ModuleType
 from typing import Any
 
 from engine.bots.answer import BotAnswer
+from engine.bots.bot_random import importer, seeded_random
 from engine.bots.code import BotCode, describe_exception
+from engine.games.randomness import turn_seed
 from engine.registry import get_game
 
 __all__ = ["BotAnswer", "Capture", "FunctionRunner", "OneShotScriptRunner", "StreamScriptRunner"]
@@ -140,11 +142,12 @@ class FunctionRunner:
         self.swap = _Swap(self.out, self.err)  # one for every turn
         self.move: Callable[[Any], Any] | None = None
 
-    def start(self, message: dict) -> BotAnswer:
+    def start(self, message: dict, seed: int | None = None) -> BotAnswer:
+        """The module runs; its ``random`` is seeded with ``seed`` (the bot's, for the game)."""
         self.client = self.wire.FunctionClient()
         self.client.start(message)
         module = ModuleType("bot")
-        module.__dict__.update(_bot_globals())
+        module.__dict__.update(_bot_globals({"__import__": importer({"random": seeded_random(seed)})}))
         self.move = None
         try:
             with _Swap(self.out, self.err):
@@ -201,13 +204,14 @@ class _Stdin(io.TextIOBase):
         return "".join(iter(self))
 
 
-def _script_namespace(readline: Callable[[], str]) -> tuple[dict, _Stdin]:
+def _script_namespace(readline: Callable[[], str], import_: Callable[..., Any],
+                      ) -> tuple[dict, _Stdin]:
     def input_(prompt: object = "") -> str:
         if prompt:
             sys.stdout.write(str(prompt))
         return readline()
 
-    return _bot_globals({"input": input_, "raw_input": input_}), _Stdin(readline)
+    return _bot_globals({"input": input_, "raw_input": input_, "__import__": import_}), _Stdin(readline)
 
 
 class OneShotScriptRunner:
@@ -227,8 +231,15 @@ class OneShotScriptRunner:
         self.bot = bot
         self.mode = mode
         self.workdir: str | None = None
+        self.random = seeded_random(None)  # reseeded every run
+        self.import_ = importer({"random": self.random})
+        self.start_seed: int | None = None
+        self.runs = 0
 
-    def start(self, message: dict) -> BotAnswer:
+    def start(self, message: dict, seed: int | None = None) -> BotAnswer:
+        """A new game; ``seed`` is the bot's, each run's is derived from it (``turn_seed``)."""
+        self.start_seed = seed
+        self.runs = 0
         if self.mode == "per_turn":
             self._remove_workdir()
             self.workdir = tempfile.mkdtemp(prefix="bot-")
@@ -239,7 +250,13 @@ class OneShotScriptRunner:
             shutil.rmtree(self.workdir, ignore_errors=True)
             self.workdir = None
 
-    def turn(self, message: dict) -> BotAnswer:
+    def turn(self, message: dict, seed: int | None = None) -> BotAnswer:
+        """One run; its ``random`` is seeded with ``seed``, or else the run's ``turn_seed``
+        of the game's seed (the same value: the controller sends what it derives)."""
+        self.runs += 1
+        if seed is None and self.start_seed is not None:
+            seed = turn_seed(self.start_seed, self.runs)
+        self.random.seed(seed)
         lines = deque(self.wire.message_lines(message))
         argv = ["bot.py", *self.wire.message_argv(message)] if self.mode == "per_turn" else None
 
@@ -248,7 +265,7 @@ class OneShotScriptRunner:
                 raise EOFError("EOF when reading a line")
             return lines.popleft()
 
-        namespace, stdin = _script_namespace(readline)
+        namespace, stdin = _script_namespace(readline, self.import_)
         out, err = Capture(), Capture()
         error = line = None
         saved_stdin, saved_argv, saved_cwd = sys.stdin, sys.argv, None
@@ -349,11 +366,12 @@ class StreamScriptRunner:
             self.asked = True
         return line
 
-    def run(self, start_id: int, message: dict) -> None:
-        """Serve one game: from the start message until the controller says ``end``."""
+    def run(self, start_id: int, message: dict, seed: int | None = None) -> None:
+        """Serve one game: from the start message until the controller says ``end``;
+        the script's ``random`` is seeded with ``seed``."""
         self.lines.extend(self.wire.message_lines(message))
         self.send({"id": start_id, "ok": True})
-        namespace, stdin = _script_namespace(self._readline)
+        namespace, stdin = _script_namespace(self._readline, importer({"random": seeded_random(seed)}))
         saved_stdin = sys.stdin
         try:
             sys.stdin = stdin
