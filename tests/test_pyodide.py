@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from engine.registry import get_game
+
 ROOT = Path(__file__).resolve().parent.parent
 RUNNER = Path(__file__).resolve().parent / "pyodide_python.mjs"
 GOLDEN = Path(__file__).resolve().parent / "golden"
@@ -64,7 +66,22 @@ def _jobs() -> list[dict]:
          "overrides": {"max_moves": 300, "time_limit_ms": 60_000}},
         {"game": "flit", "seed": 5, "games": 1, "bots": flit_bots, "secret": "pyodide ✓",
          "overrides": {"max_turns": 400, "time_limit_ms": 60_000}},
+        # Bots that use ``random``: seeded by the controller, the same draws in both runtimes
+        # (a function bot, a per-move script, a bot making its own random.Random()).
+        {"game": "atomas", "seed": 3, "games": 2, "secret": "r",
+         "bots": _examples("atomas", "random", "script"),
+         "overrides": {"max_moves": 200, "time_limit_ms": 60_000}},
+        {"game": "flit", "seed": 3, "games": 2, "secret": "r", "bots": _examples("flit", "random", "random"),
+         "overrides": {"time_limit_ms": 60_000}},
+        {"game": "abotcalypse", "seed": 3, "games": 1, "secret": "r",
+         "bots": _examples("abotcalypse", "random", "random", "builder"),
+         "overrides": {"players": 3, "time_limit_ms": 60_000}},
     ]
+
+
+def _examples(game: str, *names: str) -> list[list[str]]:
+    spec = get_game(game)
+    return [[f"{name} {n}", spec.example_source(name)] for n, name in enumerate(names)]
 
 
 def _in_cpython(jobs: list[dict], golden: list[dict]) -> dict:
@@ -97,7 +114,7 @@ def both() -> tuple[dict, dict]:
 def test_same_seed_same_games_in_pyodide_and_cpython(both) -> None:
     cpython, pyodide = both
     assert pyodide["platform"] == "emscripten" and cpython["platform"] != "emscripten"
-    assert len(cpython["documents"]) == len(pyodide["documents"]) == 4
+    assert len(cpython["documents"]) == len(pyodide["documents"]) == len(_jobs())
     for native, browser in zip(cpython["documents"], pyodide["documents"], strict=True):
         assert len(native["records"]) == len(browser["records"])
         for a, b in zip(native["records"], browser["records"], strict=True):
