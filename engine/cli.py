@@ -59,6 +59,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help="run bot processes without the bubblewrap sandbox (trusted bots only)")
     match.add_argument("--memory-limit", type=_positive, default=Limits.memory_mb, metavar="MB",
                        help=f"memory (address space) per bot process (default {Limits.memory_mb})")
+    match.add_argument("--budget", type=_positive, metavar="STEPS",
+                       help="limit each Python bot's move by the steps it executes, the same on "
+                            "every machine (the time limit stays as a hard backstop)")
     _add_replay_command(commands)
     return parser
 
@@ -134,8 +137,10 @@ _positive = _int_at_least(1, "at least 1")
 _non_negative = _int_at_least(0, "0 or more")
 
 
-def make_bot(spec: str, game: str, sandbox: Sandbox | Unsandboxed | None = None):
-    """A bot from its command-line form; its processes start through ``sandbox``."""
+def make_bot(spec: str, game: str, sandbox: Sandbox | Unsandboxed | None = None,
+             budget: int | None = None):
+    """A bot from its command-line form; its processes start through ``sandbox``; a Python
+    bot's moves are limited to ``budget`` steps (None: by time alone)."""
     sandbox = sandbox or Unsandboxed()
     if spec.startswith("builtin:"):
         name = spec.split(":", 1)[1]
@@ -145,8 +150,8 @@ def make_bot(spec: str, game: str, sandbox: Sandbox | Unsandboxed | None = None)
             raise UsageError(str(exc)) from None
         # Trusted function bots run in-process (fast); script examples need a host process.
         if load_code(source).kind == FUNCTION:
-            return InProcessBot(name, source)
-        return HostedBot(name, source, sandbox)
+            return InProcessBot(name, source, budget)
+        return HostedBot(name, source, sandbox, budget)
     if spec.startswith("cmd:"):
         command = spec.split(":", 1)[1].strip()
         if not command:
@@ -167,7 +172,7 @@ def make_bot(spec: str, game: str, sandbox: Sandbox | Unsandboxed | None = None)
         source = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise UsageError(f"cannot read {spec}: {exc}") from None
-    return HostedBot(path.stem, source, sandbox)
+    return HostedBot(path.stem, source, sandbox, budget)
 
 
 def _runs_a_process(spec: str, game: str) -> bool:
@@ -217,7 +222,7 @@ def run_match(args: argparse.Namespace) -> int:
         needs_process = [b for b in args.bots if _runs_a_process(b, spec.name)]
         sandbox = (choose_sandbox(needs_process, args.no_sandbox, Limits(memory_mb=args.memory_limit))
                    if needs_process else Unsandboxed())
-        bots = [make_bot(b, spec.name, sandbox) for b in args.bots]
+        bots = [make_bot(b, spec.name, sandbox, args.budget) for b in args.bots]
     except (UsageError, ValueError) as exc:
         sys.stderr.write(f"error: {exc}\n")
         return EXIT_USAGE

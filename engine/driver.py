@@ -47,6 +47,9 @@ class TurnReply:
     result: BotAnswer
     elapsed_ms: float
     no_answer: bool = False  # nothing before the hard limit: the bot was stopped
+    # The bot's move was limited by its step budget: the time limit is only the hard one's
+    # backstop, so a slow machine cannot turn a move into a time-out.
+    steps_counted: bool = False
 
 
 @dataclass
@@ -123,7 +126,8 @@ def game_steps(spec: GameSpec, settings: Any, plan: GamePlan, bot_names: list[st
                 if answer.stdout or answer.stderr:
                     yield from _output(bot, answer)
                 played = session.submit({seat: Reply(answer.answer, answer.error, answer.line,
-                                                     reply.elapsed_ms, reply.no_answer)})
+                                                     reply.elapsed_ms, reply.no_answer,
+                                                     answer.over_budget, reply.steps_counted)})
             if played.faults:
                 for seat, fault in played.faults.items():
                     yield fault_event(seats[seat], fault, seat in played.frozen_now)
@@ -140,7 +144,7 @@ def game_steps(spec: GameSpec, settings: Any, plan: GamePlan, bot_names: list[st
             if answer.stdout or answer.stderr:
                 yield from _output(seats[request.seat], answer)
             answers[request.seat] = Reply(answer.answer, answer.error, answer.line, reply.elapsed_ms,
-                                          reply.no_answer)
+                                          reply.no_answer, answer.over_budget, reply.steps_counted)
         played = session.submit(answers)
         if played.faults:
             for seat, fault in played.faults.items():

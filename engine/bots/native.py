@@ -46,9 +46,10 @@ FRESH_EVERY_TURN = ("per_move", "per_turn")  # script modes that start the bot a
 class InProcessBot:
     """Trusted Python source run in this process (built-in example bots)."""
 
-    def __init__(self, name: str, source: str) -> None:
+    def __init__(self, name: str, source: str, budget: int | None = None) -> None:
         self.name = name
         self.source = source
+        self.budget = budget  # steps per turn (None: not counted)
         self.runner = None
 
     def load(self, game: str) -> BotAnswer:
@@ -57,10 +58,11 @@ class InProcessBot:
         except BotLoadError as exc:
             return BotAnswer(error=exc.message, line=exc.line)
         if bot.kind == FUNCTION:
-            self.runner = FunctionRunner(game, bot)
+            self.runner = FunctionRunner(game, bot, self.budget)
         else:  # a trusted script example: afresh each turn, even in a streaming game
             mode = get_game(game).script_mode
-            self.runner = OneShotScriptRunner(game, bot, "per_move" if mode == "stream" else mode)
+            self.runner = OneShotScriptRunner(game, bot, "per_move" if mode == "stream" else mode,
+                                              self.budget)
         return BotAnswer()
 
     def start(self, seat: int, message: dict, seed: int | None = None) -> BotAnswer:
@@ -69,7 +71,7 @@ class InProcessBot:
     def turn(self, message: dict, time_limit_ms: int) -> TurnReply:
         began = time.perf_counter()
         result = self.runner.turn(message)
-        return TurnReply(result, (time.perf_counter() - began) * 1000.0)
+        return TurnReply(result, (time.perf_counter() - began) * 1000.0, False, self.budget is not None)
 
     def end(self) -> BotAnswer:
         return self.runner.end()
@@ -82,9 +84,11 @@ class InProcessBot:
 class HostedBot:
     """A user's Python bot (function or script) in a bot host process in the sandbox."""
 
-    def __init__(self, name: str, source: str, sandbox: Sandbox | Unsandboxed | None = None) -> None:
+    def __init__(self, name: str, source: str, sandbox: Sandbox | Unsandboxed | None = None,
+                 budget: int | None = None) -> None:
         self.name = name
         self.source = source
+        self.budget = budget  # steps per turn, counted in the host (None: not counted)
         self.sandbox = sandbox if sandbox is not None else Unsandboxed()
         self.jail: Jail = self.sandbox.jail()
         self.process: subprocess.Popen | None = None
@@ -107,8 +111,10 @@ class HostedBot:
         except OSError as exc:
             return BotAnswer(error=f"the bot host did not start: {exc}")
         self.channel = LineChannel(self.process.stdout, MAX_REPLY_BYTES)
-        reply, _, answered = self._call({"op": "load", "game": self.game, "code": self.source},
-                                        START_WAIT_MS)
+        request = {"op": "load", "game": self.game, "code": self.source}
+        if self.budget is not None:
+            request["budget"] = self.budget
+        reply, _, answered = self._call(request, START_WAIT_MS)
         if not answered:
             return BotAnswer(error="the bot host did not load the code in time")
         if reply.error:
@@ -191,7 +197,7 @@ class HostedBot:
         reply, elapsed, answered = self._call(request, hard_limit_ms(time_limit_ms))
         if not answered:
             return TurnReply(BotAnswer(), elapsed, no_answer=True)
-        return TurnReply(reply, elapsed)
+        return TurnReply(reply, elapsed, steps_counted=self.budget is not None)
 
     def end(self) -> BotAnswer:
         """The game is over: collect the bot's last output, then kill its whole sandbox."""
