@@ -135,3 +135,27 @@ def test_command_bots_get_koth_seed_per_move_and_a_fixed_hash_seed(tmp_path) -> 
     hosted = _draws(HostedBot("p", script, Unsandboxed()))
     import random
     assert hosted == [f"draw {random.Random(turn_seed(start, n)).random()}" for n in range(1, 5)]
+
+
+PER_TURN_DRAWS = """
+import random
+print("rest")
+print("draw", random.random())
+"""
+
+
+def test_per_turn_scripts_draw_differently_by_seat_and_by_turn() -> None:
+    """aBOTcalypse runs scripts afresh every turn: two copies of one script in two seats
+    draw different numbers, and each draws anew every turn."""
+    spec = get_game("abotcalypse")
+    settings = spec.settings(players=2, max_turns=3, time_limit_ms=60_000)
+    draws: dict[int, list[str]] = {0: [], 1: []}
+
+    def keep(event) -> None:
+        if event.stream == "stdout":
+            draws[event.bot].extend(x for x in event.text.splitlines() if x.startswith("draw"))
+
+    bots = [HostedBot("a", PER_TURN_DRAWS, Unsandboxed()), InProcessBot("b", PER_TURN_DRAWS)]
+    run_series(spec, settings, bots, 1, 1, on_event=keep, secret="S")
+    assert len(draws[0]) == len(draws[1]) == 3
+    assert len(set(draws[0])) == 3 and set(draws[0]).isdisjoint(draws[1])
