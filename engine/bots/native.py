@@ -71,7 +71,9 @@ class InProcessBot:
     def turn(self, message: dict, time_limit_ms: int) -> TurnReply:
         began = time.perf_counter()
         result = self.runner.turn(message)
-        return TurnReply(result, (time.perf_counter() - began) * 1000.0, False, self.budget is not None)
+        if self.budget is None:
+            return TurnReply(result, (time.perf_counter() - began) * 1000.0)
+        return TurnReply(result, (time.perf_counter() - began) * 1000.0, steps_counted=True)
 
     def end(self) -> BotAnswer:
         return self.runner.end()

@@ -173,7 +173,7 @@ class FunctionRunner:
         self.client = self.wire.FunctionClient()
         self.client.start(message)
         module = ModuleType("bot")
-        module.__dict__.update(_bot_globals({"__import__": importer({"random": seeded_random(seed)}),
+        module.__dict__.update(_bot_globals({"__import__": importer({"random": lambda: seeded_random(seed)}),
                                              **self.counting}))
         self.move = None
         try:
@@ -269,8 +269,7 @@ class OneShotScriptRunner:
         self.mode = mode
         self.workdir: str | None = None
         self.random = seeded_random(None)  # reseeded every run
-        self.import_ = importer({"random": self.random})
-        self.extra_builtins = {"__import__": self.import_, **self.counting}
+        self.extra_builtins = {"__import__": importer({"random": lambda: self.random}), **self.counting}
         self.start_seed: int | None = None
         self.runs = 0
 
@@ -429,8 +428,8 @@ class StreamScriptRunner:
         the script's ``random`` is seeded with ``seed``."""
         self.lines.extend(self.wire.message_lines(message))
         self.send({"id": start_id, "ok": True})
-        namespace, stdin = _script_namespace(
-            self._readline, {"__import__": importer({"random": seeded_random(seed)}), **self.counting})
+        import_ = importer({"random": lambda: seeded_random(seed)})
+        namespace, stdin = _script_namespace(self._readline, {"__import__": import_, **self.counting})
         saved_stdin = sys.stdin
         over_budget = False
         try:
