@@ -122,3 +122,11 @@ def test_example_bots_play_the_same_games_with_a_generous_budget_and_with_none(g
     assert budgeted == plain
     if hosted is not bots:
         assert _match(game, hosted, "--time-limit", "60000", "--budget", "50000000") == plain
+
+
+def test_a_bad_budget_on_the_command_line_is_one_line_and_exit_code_2() -> None:
+    done = subprocess.run([sys.executable, "-m", "engine", "match", "flit", "builtin:greedy",
+                           "builtin:random", "--budget", "0"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2
+    assert "--budget" in done.stderr and "at least 1" in done.stderr
