@@ -47,6 +47,9 @@ def build_parser() -> argparse.ArgumentParser:
     match.add_argument("--games", type=_positive, default=1, help="number of games (seeds)")
     match.add_argument("--replay", type=Path, metavar="FILE", help="write the replay (JSON) here")
     match.add_argument("--log", action="store_true", help="print the bots' output and faults")
+    match.add_argument("--budget", type=_positive, metavar="STEPS",
+                       help="limit each Python bot's move by the steps it executes, the same on "
+                            "every machine (the time limit stays as a hard backstop)")
     from engine.cli_tournament import add_tournament_command
     add_tournament_command(commands)
     _add_replay_command(commands)
@@ -165,7 +168,7 @@ def run_match(args: argparse.Namespace) -> int:
         # bad bot arguments are reported before the sandbox is probed
         entries = unique_names([entry_from_form(b, spec.name) for b in args.bots])
         sandbox = bots_sandbox(entries, spec.name, args)
-        bots = [bot_from_entry(e, spec.name, sandbox) for e in entries]
+        bots = [bot_from_entry(e, spec.name, sandbox, args.budget) for e in entries]
     except (UsageError, ValueError) as exc:
         sys.stderr.write(f"error: {exc}\n")
         return EXIT_USAGE

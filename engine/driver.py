@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from engine.bots.answer import BotAnswer
+from engine.games.randomness import bot_seed
 from engine.outcome import Fault
 from engine.session import GameSession, Reply, TurnResult
 from engine.spec import GameSpec
@@ -28,6 +29,7 @@ class Call:
     op: str  # "start", "turn" or "end"
     message: dict
     seat: int
+    seed: int | None = None  # start: the seed of the bot's ``random`` for the game
 
 
 @dataclass(slots=True)
@@ -45,6 +47,9 @@ class TurnReply:
     result: BotAnswer
     elapsed_ms: float
     no_answer: bool = False  # nothing before the hard limit: the bot was stopped
+    # The bot's move was limited by its step budget: the time limit is only the hard one's
+    # backstop, so a slow machine cannot turn a move into a time-out.
+    steps_counted: bool = False
 
 
 @dataclass
@@ -102,7 +107,7 @@ def game_steps(spec: GameSpec, settings: Any, plan: GamePlan, bot_names: list[st
         message = session.start_message(seat)
         result = load_errors[bot]
         if result is None:
-            result = yield Call(bot, "start", message, seat)
+            result = yield Call(bot, "start", message, seat, bot_seed(spec.name, plan.seed, secret, seat))
             yield from _output(bot, result)
         if result.error:
             fault = session.fail_to_start(seat, result.error, result.line)
@@ -121,7 +126,8 @@ def game_steps(spec: GameSpec, settings: Any, plan: GamePlan, bot_names: list[st
                 if answer.stdout or answer.stderr:
                     yield from _output(bot, answer)
                 played = session.submit({seat: Reply(answer.answer, answer.error, answer.line,
-                                                     reply.elapsed_ms, reply.no_answer)})
+                                                     reply.elapsed_ms, reply.no_answer,
+                                                     answer.over_budget, reply.steps_counted)})
             if played.faults:
                 for seat, fault in played.faults.items():
                     yield fault_event(seats[seat], fault, seat in played.frozen_now)
@@ -138,7 +144,7 @@ def game_steps(spec: GameSpec, settings: Any, plan: GamePlan, bot_names: list[st
             if answer.stdout or answer.stderr:
                 yield from _output(seats[request.seat], answer)
             answers[request.seat] = Reply(answer.answer, answer.error, answer.line, reply.elapsed_ms,
-                                          reply.no_answer)
+                                          reply.no_answer, answer.over_budget, reply.steps_counted)
         played = session.submit(answers)
         if played.faults:
             for seat, fault in played.faults.items():

@@ -75,18 +75,20 @@ def runs_a_process(entry: Entry, game: str) -> bool:
     return True
 
 
-def bot_from_entry(entry: Entry, game: str, sandbox: Sandbox | Unsandboxed | None = None):
-    """The runnable bot of an entry; its processes start through ``sandbox``."""
+def bot_from_entry(entry: Entry, game: str, sandbox: Sandbox | Unsandboxed | None = None,
+                   budget: int | None = None):
+    """The runnable bot of an entry; its processes start through ``sandbox``; a Python bot's
+    moves are limited to ``budget`` steps (None: by time alone; command bots are not counted)."""
     sandbox = sandbox or Unsandboxed()
     if entry.kind == BUILTIN:
         source = get_game(game).example_source(entry.text)
         # Trusted function bots run in-process (fast); script examples need a host process.
         if load_code(source).kind == FUNCTION:
-            return InProcessBot(entry.name, source)
-        return HostedBot(entry.name, source, sandbox)
+            return InProcessBot(entry.name, source, budget)
+        return HostedBot(entry.name, source, sandbox, budget)
     if entry.kind == COMMAND:
         return CommandBot(entry.name, entry.text, sandbox)
-    return HostedBot(entry.name, entry.text, sandbox)
+    return HostedBot(entry.name, entry.text, sandbox, budget)
 
 
 def make_bot(form: str, game: str, sandbox: Sandbox | Unsandboxed | None = None):

@@ -44,6 +44,8 @@ class Reply:
     line: int | None = None  # line of the bot's code where it raised, if known
     elapsed_ms: float = 0.0
     no_answer: bool = False  # nothing before the hard limit: the bot was stopped
+    over_budget: bool = False  # ``error`` is the step budget's: a time-out fault
+    steps_counted: bool = False  # limited by steps: no soft time limit (the hard one stays)
 
 
 @dataclass(slots=True)
@@ -154,7 +156,7 @@ class GameSession:
             answer = reply.answer if type(reply) is Reply else None
             if type(answer) is str and reply.error is None and reply.no_answer is False \
                     and len(answer) <= MAX_ANSWER_CHARS and type(reply.elapsed_ms) in (float, int) \
-                    and reply.elapsed_ms <= self.time_limit_ms:
+                    and (reply.elapsed_ms <= self.time_limit_ms or reply.steps_counted is True):
                 wire = self.wire
                 try:
                     actions = {seat: wire.parse_answer(answer, state, seat)}
@@ -241,8 +243,9 @@ class GameSession:
             return answer, Fault(FaultKind.TIMEOUT, "no answer within the hard limit; the bot was "
                                  "stopped"), True, None
         if error is not None:
-            return answer, Fault(FaultKind.ERROR, error, line), True, None
-        if elapsed_ms > self.time_limit_ms:
+            kind = FaultKind.TIMEOUT if reply.over_budget is True else FaultKind.ERROR
+            return answer, Fault(kind, error, line), True, None
+        if elapsed_ms > self.time_limit_ms and reply.steps_counted is not True:
             return answer, Fault(FaultKind.TIMEOUT, f"answered in {elapsed_ms:.0f} ms, over the "
                                  f"{self.time_limit_ms} ms limit"), True, None
         if answer is None:

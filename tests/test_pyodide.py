@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from engine.registry import get_game
+
 ROOT = Path(__file__).resolve().parent.parent
 RUNNER = Path(__file__).resolve().parent / "pyodide_python.mjs"
 GOLDEN = Path(__file__).resolve().parent / "golden"
@@ -64,7 +66,22 @@ def _jobs() -> list[dict]:
          "overrides": {"max_moves": 300, "time_limit_ms": 60_000}},
         {"game": "flit", "seed": 5, "games": 1, "bots": flit_bots, "secret": "pyodide ✓",
          "overrides": {"max_turns": 400, "time_limit_ms": 60_000}},
+        # Bots that use ``random``: seeded by the controller, the same draws in both runtimes
+        # (a function bot, a per-move script, a bot making its own random.Random()).
+        {"game": "atomas", "seed": 3, "games": 2, "secret": "r",
+         "bots": _examples("atomas", "random", "script"),
+         "overrides": {"max_moves": 200, "time_limit_ms": 60_000}},
+        {"game": "flit", "seed": 3, "games": 2, "secret": "r", "bots": _examples("flit", "greedy", "random"),
+         "overrides": {"time_limit_ms": 60_000}},
+        {"game": "abotcalypse", "seed": 3, "games": 1, "secret": "r",
+         "bots": _examples("abotcalypse", "random", "random", "builder"),
+         "overrides": {"players": 3, "time_limit_ms": 60_000}},
     ]
+
+
+def _examples(game: str, *names: str) -> list[list[str]]:
+    spec = get_game(game)
+    return [[f"{name} {n}", spec.example_source(name)] for n, name in enumerate(names)]
 
 
 def _in_cpython(jobs: list[dict], golden: list[dict]) -> dict:
@@ -97,7 +114,7 @@ def both() -> tuple[dict, dict]:
 def test_same_seed_same_games_in_pyodide_and_cpython(both) -> None:
     cpython, pyodide = both
     assert pyodide["platform"] == "emscripten" and cpython["platform"] != "emscripten"
-    assert len(cpython["documents"]) == len(pyodide["documents"]) == 4
+    assert len(cpython["documents"]) == len(pyodide["documents"]) == len(_jobs())
     for native, browser in zip(cpython["documents"], pyodide["documents"], strict=True):
         assert len(native["records"]) == len(browser["records"])
         for a, b in zip(native["records"], browser["records"], strict=True):
@@ -172,3 +189,51 @@ def test_per_turn_scripts_keep_their_directory_in_pyodide() -> None:
     assert out["platform"] == "emscripten" and out["loaded"] is True and out["cwd_back"] is True
     expected = [f"count {n} same 1 cwd 1" for n in (1, 2, 3)]
     assert out["answers"] == expected * 2
+
+
+BUDGET = '''
+import json, sys
+from engine.bots.host import BotHost
+from engine.bots.native import InProcessBot
+from engine.match import run_series
+from engine.registry import get_game
+from engine.session import GameSession
+
+LOOP = "def move(view):\\n    n = 0\\n    while True:\\n        n += 1\\n"
+spec = get_game("flit")
+settings = spec.settings(time_limit_ms=60_000)
+bots = [InProcessBot("loop", LOOP, budget=30_000),
+        InProcessBot("greedy", spec.example_source("greedy"), budget=30_000_000),
+        InProcessBot("random", spec.example_source("random"), budget=30_000_000)]
+document = run_series(spec, settings, bots, 2, 1, secret="b").document
+host = BotHost(lambda: None, lambda reply: None)
+host.handle({"op": "load", "id": 1, "game": "flit", "code": LOOP, "budget": 777})
+session = GameSession(spec, spec.settings(), 1, ["a", "b"])
+host.handle({"op": "start", "id": 2, "message": session.start_message(0), "seed": 1})
+request = session.next_requests()[0]
+reply = host.handle({"op": "turn", "id": 3, "message": request.message})
+json.dumps({"document": document, "reply": reply, "platform": sys.platform})
+'''
+
+
+def test_a_step_budget_stops_the_same_bot_at_the_same_step_in_pyodide() -> None:
+    """The page's Worker runs the same host: a looping bot is stopped with the same fault, at
+    the same line and step count, and the budgeted example bots play the same game."""
+    node = shutil.which("node")
+    assert node and (ROOT / "node_modules" / "pyodide").is_dir(), "Node and `npm ci` are needed"
+    done = subprocess.run([node, str(RUNNER)], input=BUDGET, capture_output=True, text=True,
+                          cwd=ROOT, timeout=600)
+    assert done.returncode == 0, done.stderr[-2000:]
+    browser = json.loads(done.stdout)
+    namespace: dict = {}
+    *body, last = BUDGET.strip().splitlines()
+    exec("\n".join(body), namespace)  # noqa: S102 - our own test code
+    native = json.loads(eval(last, namespace))  # noqa: S307
+    assert browser["platform"] == "emscripten"
+    assert browser["reply"] == native["reply"]
+    assert native["reply"]["over_budget"] is True and native["reply"]["line"] == 4
+    assert "over its budget of 777" in native["reply"]["error"]
+    a, b = native["document"]["records"][0], browser["document"]["records"][0]
+    assert a["turns"] == b["turns"] and a["result"] == b["result"]
+    faults = [f for turn in a["turns"] for f in turn["faults"] if f and f["kind"] != "frozen"]
+    assert faults and all(f["kind"] == "timeout" and f["line"] == 4 for f in faults)

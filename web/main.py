@@ -68,6 +68,7 @@ class Controller:
         self.next_id = 0
         self.turn_ms: list[list[float]] = []  # per bot: each turn's round trip, for the bench
         self.awaited_ms = 0.0  # time spent waiting for bots in the last run
+        self.budget: int | None = None  # the run's steps per move (None: limited by time)
 
     def stop(self, run: int) -> None:
         self.stopped.add(run)
@@ -105,6 +106,8 @@ class Controller:
         settings = spec.settings(request.get("preset") or None, **run_settings(spec, request, len(bots)))
         seed = _int_or_none(request.get("seed"))
         secret = _run_secret(request.get("secret"))
+        # steps per move (engine.bots.step_budget), counted in each bot's Worker; none: time
+        self.budget = _int_or_none(request.get("budget"))
         names = [str(b.get("name") or f"Bot {i + 1}")[:40] for i, b in enumerate(bots)]
         sources = [self._source(spec, str(b.get("code") or "")) for b in bots]
         steps = series_steps(spec, settings, names, seed if seed is not None else 0,
@@ -141,8 +144,10 @@ class Controller:
                 if step.op == "load":
                     value = await self._load(run, step.bot, spec, names[step.bot], sources[step.bot])
                 else:
-                    answer, _, silent = await self._call(
-                        run, step.bot, {"op": step.op, "message": step.message}, LOAD_LIMIT_MS)
+                    request = {"op": step.op, "message": step.message}
+                    if step.seed is not None:
+                        request["seed"] = step.seed  # the bot's random: the host seeds it
+                    answer, _, silent = await self._call(run, step.bot, request, LOAD_LIMIT_MS)
                     value = BotAnswer(error=f"no reply to '{step.op}'") if silent else answer
             elif isinstance(step, TurnPlayed):
                 pending.append(step.turn)
@@ -170,8 +175,10 @@ class Controller:
         too_big = code_too_big(source)
         if too_big:
             return BotAnswer(error=too_big)
-        answer, _, silent = await self._call(
-            run, slot, {"op": "load", "game": spec.name, "name": name, "code": source}, LOAD_LIMIT_MS)
+        load = {"op": "load", "game": spec.name, "name": name, "code": source}
+        if self.budget is not None:
+            load["budget"] = self.budget
+        answer, _, silent = await self._call(run, slot, load, LOAD_LIMIT_MS)
         return BotAnswer(error="the bot did not finish loading in time") if silent else answer
 
     async def _turn(self, run: int, calls: Calls, hard: int) -> dict[int, TurnReply]:
@@ -181,7 +188,7 @@ class Controller:
         for call in calls.calls:
             answer, elapsed, silent = await self._call(
                 run, call.bot, {"op": "turn", "message": call.message}, hard)
-            replies[call.seat] = TurnReply(answer, elapsed, silent)
+            replies[call.seat] = TurnReply(answer, elapsed, silent, self.budget is not None)
             self.turn_ms[call.bot].append(elapsed)
         return replies
 

@@ -16,10 +16,14 @@ class BotAnswer:
     line: int | None = None
     stdout: str = ""
     stderr: str = ""
+    over_budget: bool = False  # the error is the step budget's: a time-out, not a crash
 
     def to_json(self) -> dict:
-        return {"answer": self.answer, "error": self.error, "line": self.line,
-                "stdout": self.stdout, "stderr": self.stderr}
+        reply = {"answer": self.answer, "error": self.error, "line": self.line,
+                 "stdout": self.stdout, "stderr": self.stderr}
+        if self.over_budget:
+            reply["over_budget"] = True
+        return reply
 
 
 def cut_marker(count: int) -> str:

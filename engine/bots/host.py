@@ -33,6 +33,7 @@ class BotHost:
         self.runner = None
         self.game = ""
         self.bot = None
+        self.budget: int | None = None  # steps per turn (the load request's "budget")
 
     def serve(self) -> None:
         while (request := self.receive()) is not None:
@@ -49,15 +50,17 @@ class BotHost:
                     "line": None, "stdout": "", "stderr": ""}
         if op == "start":
             if isinstance(self.runner, StreamScriptRunner):
-                runner = StreamScriptRunner(self.game, self.bot, self.receive, self.send)
-                runner.run(rid, request["message"])
+                runner = StreamScriptRunner(self.game, self.bot, self.receive, self.send, self.budget)
+                runner.run(rid, request["message"], _seed(request))
                 return None
-            result = self.runner.start(request["message"])
+            result = self.runner.start(request["message"], _seed(request))
             return {"id": rid, "ok": result.error is None, **result.to_json()}
         if op == "turn":
             if isinstance(self.runner, StreamScriptRunner):
                 return {"id": rid, "answer": None, "error": "the game has not started",
                         "line": None, "stdout": "", "stderr": ""}
+            if isinstance(self.runner, OneShotScriptRunner):
+                return {"id": rid, **self.runner.turn(request["message"], _seed(request)).to_json()}
             return {"id": rid, **self.runner.turn(request["message"]).to_json()}
         if op == "end":
             if isinstance(self.runner, StreamScriptRunner):
@@ -67,13 +70,19 @@ class BotHost:
 
     def _load(self, request: dict) -> dict:
         self.game = request["game"]
+        budget = request.get("budget")
+        if budget is not None and (type(budget) is not int or budget < 1):
+            self.runner = None
+            return {"ok": False, "kind": None, "line": None,
+                    "error": f"a step budget is a positive whole number, not {budget!r}"}
+        self.budget = budget
         try:
             self.bot = load_code(request["code"])
         except BotLoadError as exc:
             self.runner = None
             return {"ok": False, "kind": None, "error": exc.message, "line": exc.line}
         if self.bot.kind == FUNCTION:
-            self.runner = FunctionRunner(self.game, self.bot)
+            self.runner = FunctionRunner(self.game, self.bot, budget)
         elif get_game(self.game).script_mode == "stream":  # one script for the whole game
             if not self.can_block:
                 self.runner = None
@@ -81,10 +90,16 @@ class BotHost:
                         "error": "script bots that read input() need JavaScript Promise "
                                  "Integration (JSPI), which this browser lacks; write a "
                                  "function bot (def move(view): ...) instead"}
-            self.runner = StreamScriptRunner(self.game, self.bot, self.receive, self.send)
+            self.runner = StreamScriptRunner(self.game, self.bot, self.receive, self.send, budget)
         else:
-            self.runner = OneShotScriptRunner(self.game, self.bot, get_game(self.game).script_mode)
+            self.runner = OneShotScriptRunner(self.game, self.bot, get_game(self.game).script_mode, budget)
         return {"ok": True, "kind": self.bot.kind, "error": None, "line": None}
+
+
+def _seed(request: dict) -> int | None:
+    """The request's ``seed`` for the bot's ``random`` (none: fresh entropy)."""
+    seed = request.get("seed")
+    return seed if type(seed) is int and seed >= 0 else None
 
 
 def _capped(reply: dict) -> dict:

@@ -29,6 +29,7 @@ from engine.bots.reply import MALFORMED, MAX_REPLY_BYTES, ReplyError, answer_fro
 from engine.bots.runners import FunctionRunner, OneShotScriptRunner, script_answer
 from engine.bots.sandbox import ENGINE_ROOT, Jail, Sandbox, Unsandboxed, kill_group
 from engine.driver import TurnReply
+from engine.games.randomness import turn_seed
 from engine.registry import get_game
 from engine.timing import hard_limit_ms
 
@@ -36,14 +37,19 @@ __all__ = ["ENGINE_ROOT", "CommandBot", "HostedBot", "InProcessBot", "hard_limit
 
 MAX_COMMAND_LINE = 1 << 16  # bytes in one line a command bot prints (an answer is short)
 START_WAIT_MS = 10_000  # for a bot host to start and load its code
+# Bots' Python iterates sets and dicts of strings alike from run to run (hash randomisation
+# off), so a bot's seeded game repeats exactly.
+HASH_SEED_ENV = {"PYTHONHASHSEED": "0"}
+FRESH_EVERY_TURN = ("per_move", "per_turn")  # script modes that start the bot afresh each turn
 
 
 class InProcessBot:
     """Trusted Python source run in this process (built-in example bots)."""
 
-    def __init__(self, name: str, source: str) -> None:
+    def __init__(self, name: str, source: str, budget: int | None = None) -> None:
         self.name = name
         self.source = source
+        self.budget = budget  # steps per turn (None: not counted)
         self.runner = None
 
     def load(self, game: str) -> BotAnswer:
@@ -52,19 +58,22 @@ class InProcessBot:
         except BotLoadError as exc:
             return BotAnswer(error=exc.message, line=exc.line)
         if bot.kind == FUNCTION:
-            self.runner = FunctionRunner(game, bot)
+            self.runner = FunctionRunner(game, bot, self.budget)
         else:  # a trusted script example: afresh each turn, even in a streaming game
             mode = get_game(game).script_mode
-            self.runner = OneShotScriptRunner(game, bot, "per_move" if mode == "stream" else mode)
+            self.runner = OneShotScriptRunner(game, bot, "per_move" if mode == "stream" else mode,
+                                              self.budget)
         return BotAnswer()
 
-    def start(self, seat: int, message: dict) -> BotAnswer:
-        return self.runner.start(message)
+    def start(self, seat: int, message: dict, seed: int | None = None) -> BotAnswer:
+        return self.runner.start(message, seed)
 
     def turn(self, message: dict, time_limit_ms: int) -> TurnReply:
         began = time.perf_counter()
         result = self.runner.turn(message)
-        return TurnReply(result, (time.perf_counter() - began) * 1000.0)
+        if self.budget is None:
+            return TurnReply(result, (time.perf_counter() - began) * 1000.0)
+        return TurnReply(result, (time.perf_counter() - began) * 1000.0, steps_counted=True)
 
     def end(self) -> BotAnswer:
         return self.runner.end()
@@ -77,9 +86,11 @@ class InProcessBot:
 class HostedBot:
     """A user's Python bot (function or script) in a bot host process in the sandbox."""
 
-    def __init__(self, name: str, source: str, sandbox: Sandbox | Unsandboxed | None = None) -> None:
+    def __init__(self, name: str, source: str, sandbox: Sandbox | Unsandboxed | None = None,
+                 budget: int | None = None) -> None:
         self.name = name
         self.source = source
+        self.budget = budget  # steps per turn, counted in the host (None: not counted)
         self.sandbox = sandbox if sandbox is not None else Unsandboxed()
         self.jail: Jail = self.sandbox.jail()
         self.process: subprocess.Popen | None = None
@@ -87,21 +98,25 @@ class HostedBot:
         self.next_id = 0
         self.game = ""
         self.load_error: BotAnswer | None = None
+        self.start_seed: int | None = None
+        self.turns = 0
 
     def _running(self) -> bool:
         return self.process is not None and self.process.poll() is None
 
     def _spawn(self) -> BotAnswer:
         self.kill()
-        env = {"PYTHONPATH": self.sandbox.engine_root, "PYTHONIOENCODING": "utf-8"}
+        env = {"PYTHONPATH": self.sandbox.engine_root, "PYTHONIOENCODING": "utf-8", **HASH_SEED_ENV}
         try:
             self.process = self.jail.popen([self.sandbox.python, "-s", "-B", "-m", "engine.bots.host"],
                                            env=env, stderr=subprocess.DEVNULL)
         except OSError as exc:
             return BotAnswer(error=f"the bot host did not start: {exc}")
         self.channel = LineChannel(self.process.stdout, MAX_REPLY_BYTES)
-        reply, _, answered = self._call({"op": "load", "game": self.game, "code": self.source},
-                                        START_WAIT_MS)
+        request = {"op": "load", "game": self.game, "code": self.source}
+        if self.budget is not None:
+            request["budget"] = self.budget
+        reply, _, answered = self._call(request, START_WAIT_MS)
         if not answered:
             return BotAnswer(error="the bot host did not load the code in time")
         if reply.error:
@@ -158,14 +173,18 @@ class HostedBot:
             self.kill()
         return result
 
-    def start(self, seat: int, message: dict) -> BotAnswer:
+    def start(self, seat: int, message: dict, seed: int | None = None) -> BotAnswer:
         if self.load_error:
             return self.load_error
         if not self._running():
             result = self._spawn()
             if result.error:
                 return result
-        reply, _, answered = self._call({"op": "start", "message": message}, START_WAIT_MS)
+        self.start_seed, self.turns = seed, 0
+        request = {"op": "start", "message": message}
+        if seed is not None:
+            request["seed"] = seed
+        reply, _, answered = self._call(request, START_WAIT_MS)
         if not answered:
             return BotAnswer(error="the bot did not start in time")
         return reply
@@ -173,11 +192,14 @@ class HostedBot:
     def turn(self, message: dict, time_limit_ms: int) -> TurnReply:
         if not self._running():
             return TurnReply(BotAnswer(error="the bot's process is not running"), 0.0)
-        reply, elapsed, answered = self._call({"op": "turn", "message": message},
-                                              hard_limit_ms(time_limit_ms))
+        request = {"op": "turn", "message": message}
+        self.turns += 1
+        if self.start_seed is not None and get_game(self.game).script_mode in FRESH_EVERY_TURN:
+            request["seed"] = turn_seed(self.start_seed, self.turns)  # for a script run afresh
+        reply, elapsed, answered = self._call(request, hard_limit_ms(time_limit_ms))
         if not answered:
             return TurnReply(BotAnswer(), elapsed, no_answer=True)
-        return TurnReply(reply, elapsed)
+        return TurnReply(reply, elapsed, steps_counted=self.budget is not None)
 
     def end(self) -> BotAnswer:
         """The game is over: collect the bot's last output, then kill its whole sandbox."""
@@ -269,6 +291,8 @@ class CommandBot:
         self.channel: LineChannel | None = None
         self.stderr: StreamDrain | None = None
         self.keep_dir: str | None = None  # per_turn: the bot's private directory this game
+        self.start_seed: int | None = None  # KOTH_SEED: the game's, or each turn's from it
+        self.turns = 0
 
     def load(self, game: str) -> BotAnswer:
         self.game = game
@@ -291,11 +315,15 @@ class CommandBot:
                 return BotAnswer(error=f"cannot read the bot's files: {exc}")
         return BotAnswer()
 
-    def _popen(self, extra_argv: list[str] | None = None) -> subprocess.Popen:
+    def _popen(self, extra_argv: list[str] | None = None, seed: int | None = None) -> subprocess.Popen:
+        env = dict(HASH_SEED_ENV)
+        if seed is not None:
+            env["KOTH_SEED"] = str(seed)
         return self.jail.popen([*self.run_argv, *(extra_argv or [])], files=self.files,
-                               keep_dir=self.keep_dir)
+                               env=env, keep_dir=self.keep_dir)
 
-    def start(self, seat: int, message: dict) -> BotAnswer:
+    def start(self, seat: int, message: dict, seed: int | None = None) -> BotAnswer:
+        self.start_seed, self.turns = seed, 0
         if self.mode == "per_turn":
             self._remove_keep_dir()
             try:
@@ -305,7 +333,7 @@ class CommandBot:
         if not self.streaming:
             return BotAnswer()
         try:
-            self.process = self._popen()
+            self.process = self._popen(seed=seed)
         except OSError as exc:
             return BotAnswer(error=f"cannot start {self.command!r}: {exc}")
         self.channel = LineChannel(self.process.stdout, MAX_COMMAND_LINE)
@@ -333,8 +361,10 @@ class CommandBot:
     def _run_once(self, lines: list[str], wait_s: float, argv: list[str]) -> TurnReply:
         """A fresh process for the turn; ``script_answer`` reads its answer."""
         began = time.perf_counter()
+        self.turns += 1
+        seed = None if self.start_seed is None else turn_seed(self.start_seed, self.turns)
         try:
-            process = self._popen(argv)
+            process = self._popen(argv, seed)
         except OSError as exc:
             return TurnReply(BotAnswer(error=f"cannot start {self.command!r}: {exc}"), 0.0)
         try:

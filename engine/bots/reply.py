@@ -77,7 +77,8 @@ def answer_from_reply(data: object) -> BotAnswer:
             problem = f"'line' is out of range ({_short(str(line))})"
     if problem is not None:
         return BotAnswer(error=f"{MALFORMED}: {problem}")
-    return BotAnswer(answer, error, line, stdout or "", stderr or "")
+    over_budget = data.get("over_budget") is True and error is not None
+    return BotAnswer(answer, error, line, stdout or "", stderr or "", over_budget)
 
 
 def _text(data: dict, name: str, limit: int, optional: bool = False) -> tuple[str | None, str | None]:

@@ -4,6 +4,12 @@
 These run wherever the bot lives: inside a bot host (a subprocess natively, a Worker in
 the page) for untrusted code, or in the controller's process for the built-in examples.
 Each ``turn`` returns a ``BotAnswer``; output the bot printed is captured, never lost.
+
+With a step budget (``engine.bots.step_budget``) a bot's code is compiled to count its
+steps, and a turn is limited by them: a function bot's module load is one turn and each
+``move`` one; a script run afresh is one turn per run; a long-running script's turn runs
+from its reading ``M`` to its answer. A turn over budget is an ``over_budget`` answer (a
+time-out fault), with the line where the bot was stopped.
 """
 
 from __future__ import annotations
@@ -16,11 +22,14 @@ import sys
 import tempfile
 from collections import deque
 from collections.abc import Callable
-from types import ModuleType
+from types import CodeType, ModuleType
 from typing import Any
 
 from engine.bots.answer import BotAnswer
-from engine.bots.code import BotCode, describe_exception
+from engine.bots.bot_random import importer, seeded_random
+from engine.bots.code import BOT_FILENAME, BotCode, describe_exception
+from engine.bots.step_budget import BudgetExceeded, StepBudget, counting_builtins, instrument
+from engine.games.randomness import turn_seed
 from engine.registry import get_game
 
 __all__ = ["BotAnswer", "Capture", "FunctionRunner", "OneShotScriptRunner", "StreamScriptRunner"]
@@ -118,6 +127,24 @@ def _bot_globals(extra: dict | None = None) -> dict:
     return namespace
 
 
+IDLE_THRESHOLD = 1 << 62  # a long-running script between turns: its steps are not limited
+
+
+def _compiled(bot: BotCode, steps: int | None) -> tuple[CodeType, StepBudget | None, dict]:
+    """The code to run, its budget (None: no counting, no cost) and the builtins that make
+    code the bot compiles at run time count too."""
+    if steps is None:
+        return bot.code, None, {}
+    budget = StepBudget(steps)
+    return instrument(bot.source, budget, BOT_FILENAME), budget, counting_builtins(budget)
+
+
+def _budget_error(exc: BudgetExceeded) -> tuple[str, int | None]:
+    """The budget's message and the bot's line where it was stopped."""
+    error, line = describe_exception(exc)  # "module.BudgetExceeded: message (where)"
+    return error.partition(f"{type(exc).__name__}: ")[2] or str(exc), line
+
+
 def script_answer(printed: list[str], mode: str) -> tuple[str | None, list[str]]:
     """The one reader of a script's answer among the lines it printed, and the lines left
     (its debug output). ``per_move``: the last non-blank line (the original Atomas
@@ -133,26 +160,35 @@ def script_answer(printed: list[str], mode: str) -> tuple[str | None, list[str]]
 class FunctionRunner:
     """A function bot: the module runs once per game, then ``move(view)`` each turn."""
 
-    def __init__(self, game: str, bot: BotCode) -> None:
+    def __init__(self, game: str, bot: BotCode, budget: int | None = None) -> None:
         self.wire = get_game(game).wire
         self.bot = bot
+        self.code, self.budget, self.counting = _compiled(bot, budget)
         self.out, self.err = Capture(), Capture()
         self.swap = _Swap(self.out, self.err)  # one for every turn
         self.move: Callable[[Any], Any] | None = None
 
-    def start(self, message: dict) -> BotAnswer:
+    def start(self, message: dict, seed: int | None = None) -> BotAnswer:
+        """The module runs; its ``random`` is seeded with ``seed`` (the bot's, for the game)."""
         self.client = self.wire.FunctionClient()
         self.client.start(message)
         module = ModuleType("bot")
-        module.__dict__.update(_bot_globals())
+        module.__dict__.update(_bot_globals({"__import__": importer({"random": lambda: seeded_random(seed)}),
+                                             **self.counting}))
         self.move = None
         try:
             with _Swap(self.out, self.err):
-                exec(self.bot.code, module.__dict__)
+                if self.budget is None:
+                    exec(self.code, module.__dict__)
+                else:
+                    self.budget.run(exec, self.code, module.__dict__)
             move = module.__dict__.get("move")
             if not callable(move):
                 raise TypeError("move is not a function")
             self.move = move
+        except BudgetExceeded as exc:
+            error, line = _budget_error(exc)
+            return self._answer(error=error, line=line, over_budget=True)
         except BaseException as exc:  # noqa: BLE001 - a bot may raise anything
             if isinstance(exc, SystemExit):
                 exc = RuntimeError(f"the bot called exit({exc.code!r}) while loading")
@@ -166,8 +202,11 @@ class FunctionRunner:
             return self._answer(error="the bot did not load")
         try:
             with self.swap:
-                value = self.move(view)
+                value = self.move(view) if self.budget is None else self.budget.run(self.move, view)
             return self._answer(answer=self.wire.answer_text(value))
+        except BudgetExceeded as exc:
+            error, line = _budget_error(exc)
+            return self._answer(error=error, line=line, over_budget=True)
         except BaseException as exc:  # noqa: BLE001
             error, line = describe_exception(exc)
             return self._answer(error=error, line=line)
@@ -176,8 +215,8 @@ class FunctionRunner:
         return self._answer()
 
     def _answer(self, answer: str | None = None, error: str | None = None,
-                line: int | None = None) -> BotAnswer:
-        return BotAnswer(answer, error, line, self.out.take(), self.err.take())
+                line: int | None = None, over_budget: bool = False) -> BotAnswer:
+        return BotAnswer(answer, error, line, self.out.take(), self.err.take(), over_budget)
 
 
 class _Stdin(io.TextIOBase):
@@ -201,13 +240,14 @@ class _Stdin(io.TextIOBase):
         return "".join(iter(self))
 
 
-def _script_namespace(readline: Callable[[], str]) -> tuple[dict, _Stdin]:
+def _script_namespace(readline: Callable[[], str], extra_builtins: dict[str, Any],
+                      ) -> tuple[dict, _Stdin]:
     def input_(prompt: object = "") -> str:
         if prompt:
             sys.stdout.write(str(prompt))
         return readline()
 
-    return _bot_globals({"input": input_, "raw_input": input_}), _Stdin(readline)
+    return _bot_globals({"input": input_, "raw_input": input_, **extra_builtins}), _Stdin(readline)
 
 
 class OneShotScriptRunner:
@@ -222,13 +262,21 @@ class OneShotScriptRunner:
     answer.
     """
 
-    def __init__(self, game: str, bot: BotCode, mode: str = "per_move") -> None:
+    def __init__(self, game: str, bot: BotCode, mode: str = "per_move", budget: int | None = None) -> None:
         self.wire = get_game(game).wire
         self.bot = bot
+        self.code, self.budget, self.counting = _compiled(bot, budget)
         self.mode = mode
         self.workdir: str | None = None
+        self.random = seeded_random(None)  # reseeded every run
+        self.extra_builtins = {"__import__": importer({"random": lambda: self.random}), **self.counting}
+        self.start_seed: int | None = None
+        self.runs = 0
 
-    def start(self, message: dict) -> BotAnswer:
+    def start(self, message: dict, seed: int | None = None) -> BotAnswer:
+        """A new game; ``seed`` is the bot's, each run's is derived from it (``turn_seed``)."""
+        self.start_seed = seed
+        self.runs = 0
         if self.mode == "per_turn":
             self._remove_workdir()
             self.workdir = tempfile.mkdtemp(prefix="bot-")
@@ -239,7 +287,13 @@ class OneShotScriptRunner:
             shutil.rmtree(self.workdir, ignore_errors=True)
             self.workdir = None
 
-    def turn(self, message: dict) -> BotAnswer:
+    def turn(self, message: dict, seed: int | None = None) -> BotAnswer:
+        """One run; its ``random`` is seeded with ``seed``, or else the run's ``turn_seed``
+        of the game's seed (the same value: the controller sends what it derives)."""
+        self.runs += 1
+        if seed is None and self.start_seed is not None:
+            seed = turn_seed(self.start_seed, self.runs)
+        self.random.seed(seed)
         lines = deque(self.wire.message_lines(message))
         argv = ["bot.py", *self.wire.message_argv(message)] if self.mode == "per_turn" else None
 
@@ -248,9 +302,10 @@ class OneShotScriptRunner:
                 raise EOFError("EOF when reading a line")
             return lines.popleft()
 
-        namespace, stdin = _script_namespace(readline)
+        namespace, stdin = _script_namespace(readline, self.extra_builtins)
         out, err = Capture(), Capture()
         error = line = None
+        over_budget = False
         saved_stdin, saved_argv, saved_cwd = sys.stdin, sys.argv, None
         try:
             sys.stdin = stdin
@@ -260,9 +315,14 @@ class OneShotScriptRunner:
                     saved_cwd = os.getcwd()
                     os.chdir(self.workdir)
             with _Swap(out, err):
-                exec(self.bot.code, namespace)
+                if self.budget is None:
+                    exec(self.code, namespace)
+                else:
+                    self.budget.run(exec, self.code, namespace)
         except SystemExit:
             pass
+        except BudgetExceeded as exc:
+            (error, line), over_budget = _budget_error(exc), True
         except BaseException as exc:  # noqa: BLE001
             error, line = describe_exception(exc)
         finally:
@@ -270,12 +330,15 @@ class OneShotScriptRunner:
             if saved_cwd is not None:
                 os.chdir(saved_cwd)
         answer, printed = script_answer(out.take_lines(), self.mode)
+        if over_budget and answer is not None:  # the run did not finish: no answer
+            printed.append(answer)
+            answer = None
         stdout = "".join(p + "\n" for p in printed)
         stderr = err.take()
         if error is not None and answer is not None:
             stderr += f"(raised after answering) {error}\n"  # the answer counts
             error = line = None
-        return BotAnswer(answer, error, line, stdout, stderr)
+        return BotAnswer(answer, error, line, stdout, stderr, over_budget)
 
     def end(self) -> BotAnswer:
         self._remove_workdir()
@@ -291,9 +354,12 @@ class StreamScriptRunner:
     """
 
     def __init__(self, game: str, bot: BotCode, receive: Callable[[], dict | None],
-                 send: Callable[[dict], None]) -> None:
+                 send: Callable[[dict], None], budget: int | None = None) -> None:
         self.wire = get_game(game).wire
         self.bot = bot
+        self.code, self.budget, self.counting = _compiled(bot, budget)
+        if self.budget is not None:
+            self.budget.gate.threshold = IDLE_THRESHOLD
         self.receive = receive
         self.send = send
         self.out = Capture(self._on_line)
@@ -307,10 +373,16 @@ class StreamScriptRunner:
         self.failure_line: int | None = None
 
     def _reply(self, answer: str | None = None, error: str | None = None,
-               line: int | None = None) -> None:
+               line: int | None = None, over_budget: bool = False) -> None:
         if self.pending is None:
             return
-        reply = BotAnswer(answer, error, line, self.out.take(), self.err.take()).to_json()
+        budget = self.budget
+        if budget is not None and self.asked:
+            if error is None and budget.over:  # it answered, but past its budget
+                over = BudgetExceeded(budget.limit, budget.steps_used, budget.tampered)
+                answer, error, over_budget = None, str(over), True
+            budget.gate.threshold = IDLE_THRESHOLD
+        reply = BotAnswer(answer, error, line, self.out.take(), self.err.take(), over_budget).to_json()
         reply["id"] = self.pending
         self.pending = None
         self.asked = False
@@ -347,27 +419,35 @@ class StreamScriptRunner:
         line = self.lines.popleft()
         if line == "M":
             self.asked = True
+            if self.budget is not None:
+                self.budget.start_turn()
         return line
 
-    def run(self, start_id: int, message: dict) -> None:
-        """Serve one game: from the start message until the controller says ``end``."""
+    def run(self, start_id: int, message: dict, seed: int | None = None) -> None:
+        """Serve one game: from the start message until the controller says ``end``;
+        the script's ``random`` is seeded with ``seed``."""
         self.lines.extend(self.wire.message_lines(message))
         self.send({"id": start_id, "ok": True})
-        namespace, stdin = _script_namespace(self._readline)
+        import_ = importer({"random": lambda: seeded_random(seed)})
+        namespace, stdin = _script_namespace(self._readline, {"__import__": import_, **self.counting})
         saved_stdin = sys.stdin
+        over_budget = False
         try:
             sys.stdin = stdin
             with _Swap(self.out, self.err):
-                exec(self.bot.code, namespace)
+                exec(self.code, namespace)
             self.failure = "the script exited"
         except SystemExit:
             self.failure = "the script exited"
+        except BudgetExceeded as exc:
+            error, self.failure_line = _budget_error(exc)
+            self.failure, over_budget = f"the script was stopped: {error}", True
         except BaseException as exc:  # noqa: BLE001
             error, self.failure_line = describe_exception(exc)
             self.failure = f"the script stopped: {error}"
         finally:
             sys.stdin = saved_stdin
-        self._reply(error=self.failure, line=self.failure_line)
+        self._reply(error=self.failure, line=self.failure_line, over_budget=over_budget)
         while not self.ended:  # the script is gone: every later turn is an error
             if self._take(self.receive()):
                 self._reply(error=self.failure, line=self.failure_line)

@@ -41,3 +41,26 @@ def check_secret(secret: object) -> str:
 def new_secret() -> str:
     """A fresh secret for a run that was not given one."""
     return secrets.token_hex(DRAWN_SECRET_BYTES)
+
+
+BOT_SEED_BITS = 53  # exact as a JSON number in JavaScript too (the page's Workers)
+
+
+def bot_seed(game: str, seed: int, secret: str | None, seat: int) -> int:
+    """The seed of the ``random`` module of the bot in ``seat`` for a game.
+
+    An HMAC keyed by the game's draw key: the bot learns nothing of the secret or of the
+    game's own streams from it, and two seats never share a stream.
+    """
+    key = str(draw_key(game, seed, secret)).encode()
+    return _top_bits(hmac.digest(key, f"bot seat {seat}".encode(), "sha256"))
+
+
+def turn_seed(start_seed: int, turn: int) -> int:
+    """The seed of a bot started afresh every turn (per_move, per_turn), for its ``turn``-th
+    run of the game (1, 2, ...), from its game's ``bot_seed``: a new stream every run."""
+    return _top_bits(hashlib.sha256(f"{start_seed}:turn {turn}".encode()).digest())
+
+
+def _top_bits(digest: bytes) -> int:
+    return int.from_bytes(digest[:8], "big") >> (64 - BOT_SEED_BITS)

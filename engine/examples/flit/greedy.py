@@ -19,7 +19,9 @@ def move(view):
         return len({m for n in view.neighbours(*square) for m in view.neighbours(*n) if m in neutrals})
 
     targets = {n for p in mine for n in view.neighbours(*p) if view[n] == 0}
-    ranked = sorted(targets, key=lambda t: (converts(t), reach(t), random.random()), reverse=True)
+    # sorted first: a set of tuples iterates in another order in the page (32-bit Pyodide),
+    # and the random tie-breaks must go to the same squares there
+    ranked = sorted(sorted(targets), key=lambda t: (converts(t), reach(t), random.random()), reverse=True)
 
     def spare(piece):
         # a piece next to no neutral and far from the action is the cheapest to move
