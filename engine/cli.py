@@ -47,9 +47,6 @@ def build_parser() -> argparse.ArgumentParser:
     match.add_argument("--games", type=_positive, default=1, help="number of games (seeds)")
     match.add_argument("--replay", type=Path, metavar="FILE", help="write the replay (JSON) here")
     match.add_argument("--log", action="store_true", help="print the bots' output and faults")
-    match.add_argument("--budget", type=_positive, metavar="STEPS",
-                       help="limit each Python bot's move by the steps it executes, the same on "
-                            "every machine (the time limit stays as a hard backstop)")
     from engine.cli_tournament import add_tournament_command
     add_tournament_command(commands)
     _add_replay_command(commands)
@@ -74,6 +71,9 @@ def add_bot_arguments(command: argparse.ArgumentParser) -> None:
                          help="run bot processes without the bubblewrap sandbox (trusted bots only)")
     command.add_argument("--memory-limit", type=_positive, default=Limits.memory_mb, metavar="MB",
                          help=f"memory (address space) per bot process (default {Limits.memory_mb})")
+    command.add_argument("--budget", type=_positive, metavar="STEPS",
+                         help="limit each Python bot's move by the steps it executes, the same on "
+                              "every machine (the time limit stays as a hard backstop)")
 
 
 def setting_flag(key: str) -> str:

@@ -99,7 +99,7 @@ def build_tournament(args: argparse.Namespace) -> Tournament:
         spec, entries, args.games,
         args.seed if args.seed is not None else secrets.randbelow(2**31),
         args.secret if args.secret is not None else new_secret(),
-        seats, args.preset, overrides, sandboxed, args.memory_limit, args.replays)
+        seats, args.preset, overrides, sandboxed, args.memory_limit, args.replays, args.budget)
 
 
 def run_tournament_command(args: argparse.Namespace) -> int:

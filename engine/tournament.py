@@ -82,6 +82,7 @@ class MatchJob:
     sandboxed: bool
     memory_mb: int
     replay_path: str | None = None
+    budget: int | None = None  # steps a Python bot's move may take (None: time alone)
 
 
 # -- planning ----------------------------------------------------------------------------
@@ -293,7 +294,8 @@ def _play(job: MatchJob) -> tuple[MatchResult, dict]:
     settings = spec.settings(job.preset, **overrides)
     limits = Limits(memory_mb=job.memory_mb)
     sandbox = Sandbox(limits) if job.sandboxed else Unsandboxed(limits)
-    bots = [bot_from_entry(e, spec.name, sandbox if runs_a_process(e, spec.name) else Unsandboxed())
+    bots = [bot_from_entry(e, spec.name, sandbox if runs_a_process(e, spec.name) else Unsandboxed(),
+                           job.budget)
             for e in job.entries]
     document = run_series(spec, settings, bots, job.match.seed, 1, secret=job.secret).document
     game = document["summary"]["games"][0]
@@ -395,6 +397,7 @@ class Tournament:
     sandboxed: bool = False
     memory_mb: int = 1024
     replays: Path | None = None
+    budget: int | None = None  # steps a Python bot's move may take (None: time alone)
     results: dict[int, MatchResult] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -466,7 +469,7 @@ class Tournament:
         path = str(self.replays / f"match-{match.index + 1:05d}.json") if self.replays else None
         return MatchJob(match, self.spec.name, self.preset, dict(self.overrides),
                         tuple(self.entries[e] for e in match.table), self.secret, self.sandboxed,
-                        self.memory_mb, path)
+                        self.memory_mb, path, self.budget)
 
     def record(self, result: MatchResult) -> None:
         self.results[result.index] = result

@@ -321,3 +321,24 @@ def test_unreachable_scheduler_is_one_line_and_exit_2(bots):
                           "--time-limit", 2000, timeout=120)
     assert done.returncode == 2, done.stderr
     assert "cannot reach the Dask scheduler" in done.stderr.strip().splitlines()[-1]
+
+
+def test_a_step_budget_decides_time_in_a_tournament_the_same_in_every_process(tmp_path):
+    """The issue's own command, with seeded built-in bots, a pasted random bot and a looping
+    bot held by ``--budget``: equal JSON with one process and two, and the looper's
+    over-budget moves are its faults."""
+    pasted = tmp_path / "pasted.py"
+    pasted.write_text("import random\n\ndef move(view):\n    moves = view.moves()\n"
+                      "    return random.choice(moves) if moves else (0, 0, 0, 0)\n")
+    looper = tmp_path / "looper.py"
+    looper.write_text("def move(view):\n    while True:\n        pass\n")
+    args = ["flit", "builtin:greedy", "builtin:random", pasted, looper, "--games", 2, "--seed", 1,
+            "--secret", "S", "--budget", 200_000, "--time-limit", 60_000, "--json"]
+    one = tournament_cli(*args)
+    assert one.returncode == 0, one.stderr
+    two = tournament_cli(*args, "--jobs", 2)
+    assert two.returncode == 0, two.stderr
+    assert two.stdout == one.stdout
+    standings = {s["name"]: s for s in json.loads(one.stdout)["standings"]}
+    assert standings["looper"]["faults"] > 0 and standings["looper"]["wins"] == 0
+    assert standings["greedy"]["faults"] == standings["pasted"]["faults"] == 0
