@@ -209,3 +209,11 @@ def test_without_a_challenge_the_game_is_still_needed():
     done = tournament_cli()
     assert done.returncode == 2
     assert "needs a GAME" in done.stderr and len(done.stderr.strip().splitlines()) == 1
+
+
+def test_the_documented_example_is_a_challenge():
+    doc = (ROOT / "docs" / "architecture.md").read_text(encoding="utf-8")
+    example = doc.split("## Challenge file\n", 1)[1].split("```json\n", 1)[1].split("```", 1)[0]
+    challenge = load_challenge(example)
+    assert challenge.game == "flit" and [e.name for e in challenge.entries] == ["greedy", "first"]
+    assert json.loads(challenge_json(challenge)) == json.loads(example)
