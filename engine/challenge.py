@@ -96,7 +96,7 @@ def load_challenge(text: str) -> Challenge:
     if depth > MAX_DEPTH:
         raise ChallengeError(f"a challenge file nests at most {MAX_DEPTH} levels deep, got {depth}")
     try:
-        data = json.loads(text)
+        data = json.loads(text, object_pairs_hook=_no_repeated_keys)
     except json.JSONDecodeError as exc:
         raise ChallengeError(f"not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
     except RecursionError:  # the depth check stops this first; kept as a net
@@ -258,6 +258,16 @@ def _entry(spec, item: Any, where: str) -> ChallengeEntry:
         except ValueError as exc:
             raise ChallengeError(f"{where}.code: {exc}") from None
     return entry
+
+
+def _no_repeated_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """An object whose keys are all different: a repeated field would silently win otherwise."""
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise ChallengeError(f"the field {key!r} appears twice in one object")
+        out[key] = value
+    return out
 
 
 def _text(value: Any, where: str, limit: int, empty: bool = False) -> str:

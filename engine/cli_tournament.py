@@ -102,7 +102,7 @@ def _positionals_optional(command: argparse.ArgumentParser) -> None:
 def read_challenge(path: Path) -> Challenge:
     """The challenge in a file; ``UsageError`` (one line) when it cannot be read or is not one."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")  # an editor's byte-order mark is no error
     except FileNotFoundError:
         raise UsageError(f"challenge file not found: {path}") from None
     except (OSError, UnicodeDecodeError) as exc:

@@ -103,6 +103,7 @@ def test_entries_become_bots_by_value():
 @pytest.mark.parametrize("bad,message", [
     ("[1, 2]", "a challenge file is a JSON object, got a list"),
     ("{", "not JSON"),
+    (text(CHALLENGE)[:-1] + ', "games": 4}', "the field 'games' appears twice"),
     ("[" * 100 + "]" * 100, "nests at most 4 levels deep, got 100"),
     (changed("titel", "x"), "unknown field 'titel'"),
     (changed("games", ...), "the field 'games' is missing"),
@@ -175,10 +176,12 @@ def test_a_challenge_file_plays_as_the_same_field_on_the_command_line(tmp_path):
     assert out["entries"] == ["greedy", "first", "passer"] and len(out["games"]) == 6
 
 
-def test_flags_override_the_file_and_bots_join_its_field(tmp_path):
+@pytest.mark.parametrize("game", [["flit"], []])
+def test_flags_override_the_file_and_bots_join_its_field(tmp_path, game):
+    """GAME may be given (before the options, the BOT after them) or left out."""
     path = tmp_path / "flit.json"
-    path.write_text(text(CHALLENGE), encoding="utf-8")
-    done = tournament_cli("flit", "--challenge", path, "builtin:random", "--games", 4, "--seed", 7,
+    path.write_text("\ufeff" + text(CHALLENGE), encoding="utf-8")
+    done = tournament_cli(*game, "--challenge", path, "builtin:random", "--games", 4, "--seed", 7,
                           "--secret", "T", "--json")
     assert done.returncode == 0, done.stderr
     out = json.loads(done.stdout)
