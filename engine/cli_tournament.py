@@ -4,7 +4,9 @@ The command line of ``engine.tournament``: it turns the arguments into a ``Tourn
 bots by value, the sandbox chosen and probed here once), plays it in this process or in
 ``--jobs`` worker processes, and prints a leaderboard and a cross table (rich) or, with
 ``--json``, the tournament's one JSON object. Shares the bot arguments, the setting flags and
-the sandbox choice with ``match`` (``engine.cli``).
+the sandbox choice with ``match`` (``engine.cli``). ``--challenge FILE`` reads the game, its
+settings, seeds and entries from a challenge file (``engine.challenge``); flags given on the
+command line override the file, and BOT arguments add entries to its field.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import sys
 from contextlib import ExitStack
 from pathlib import Path
 
+from engine.challenge import Challenge, ChallengeError, load_challenge
 from engine.cli import (
     EXIT_USAGE,
     add_bot_arguments,
@@ -28,10 +31,11 @@ from engine.cli import (
 from engine.entries import UsageError, entry_from_form, runs_a_process, unique_names
 from engine.games.randomness import new_secret
 from engine.ranking import WIN_RATE
-from engine.registry import get_game
+from engine.registry import game_names, get_game
 from engine.tournament import PAIRS, DaskPlayers, LocalPlayers, Tournament, run_tournament, settled_marks
 
 UNTIL_SETTLED_FACTOR = 5  # --until-settled's default cap: this many times --games
+DEFAULT_GAMES = 2
 
 
 def add_tournament_command(commands) -> None:
@@ -42,9 +46,13 @@ def add_tournament_command(commands) -> None:
                     "rate. Games with more seats: balanced tables, a round per seed. Score-alone "
                     "games: every entry plays the same seeds. Those two rank by mean score.")
     add_bot_arguments(tournament)
-    tournament.add_argument("--games", type=positive, default=2,
-                            help="games per pair (two-player, even), rounds (tables) or seeds "
-                                 "(score-alone); default 2")
+    _positionals_optional(tournament)
+    tournament.add_argument("--challenge", type=Path, metavar="FILE",
+                            help="a challenge file (JSON: game, settings, seeds, entries); then GAME "
+                                 "is optional, flags given override the file and BOTs join its field")
+    tournament.add_argument("--games", type=positive,
+                            help=f"games per pair (two-player, even), rounds (tables) or seeds "
+                                 f"(score-alone); default {DEFAULT_GAMES}")
     tournament.add_argument("--seats", type=positive, metavar="K",
                             help="seats at a table (default: as many as the preset allows, at most "
                                  "the number of entries)")
@@ -64,6 +72,63 @@ def add_tournament_command(commands) -> None:
                                  f"{UNTIL_SETTLED_FACTOR} x --games)")
 
 
+class _IntermixedPositionals:
+    """A parser whose positionals may come on either side of options (``GAME --challenge FILE
+    BOT``): argparse fills optional positionals at their first chance otherwise."""
+
+    _intermixing = False
+
+    def parse_known_args(self, args=None, namespace=None):
+        if self._intermixing:  # parse_known_intermixed_args calls back in (Python < 3.13)
+            return super().parse_known_args(args, namespace)
+        self._intermixing = True
+        try:
+            return self.parse_known_intermixed_args(args, namespace)
+        finally:
+            self._intermixing = False
+
+
+def _positionals_optional(command: argparse.ArgumentParser) -> None:
+    """GAME and BOT may be left out (a challenge file gives them); ``build_tournament`` asks
+    for them when there is none."""
+    for action in command._actions:
+        if action.dest == "game":
+            action.nargs, action.required = "?", False
+        elif action.dest == "bots":
+            action.nargs, action.required = "*", False
+    command.__class__ = type("TournamentParser", (_IntermixedPositionals, type(command)), {})
+
+
+def read_challenge(path: Path) -> Challenge:
+    """The challenge in a file; ``UsageError`` (one line) when it cannot be read or is not one."""
+    try:
+        text = path.read_text(encoding="utf-8-sig")  # an editor's byte-order mark is no error
+    except FileNotFoundError:
+        raise UsageError(f"challenge file not found: {path}") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = getattr(exc, "strerror", None) or exc
+        raise UsageError(f"cannot read the challenge file {path}: {reason}") from None
+    try:
+        return load_challenge(text)
+    except ChallengeError as exc:
+        raise UsageError(f"challenge file {path}: {exc}") from None
+
+
+def _game_and_forms(args: argparse.Namespace, challenge: Challenge | None) -> tuple[str, list[str]]:
+    """The game and the BOT forms of the command line. With a challenge file, GAME may be left
+    out: a first positional that is not a game's name is a BOT."""
+    positionals = [p for p in [args.game, *args.bots] if p is not None]
+    if challenge is None:
+        if not positionals:
+            raise UsageError("a tournament needs a GAME and its BOTs, or --challenge FILE")
+        return positionals[0], positionals[1:]
+    if positionals and positionals[0] in game_names():
+        if positionals[0] != challenge.game:
+            raise UsageError(f"the challenge file is a {challenge.game} challenge, not {positionals[0]}")
+        return challenge.game, positionals[1:]
+    return challenge.game, positionals
+
+
 def _seats(spec, preset: str | None, n_entries: int, asked: int | None) -> int:
     low, high = spec.bot_range(preset)
     if spec.side_by_side:
@@ -81,13 +146,17 @@ def _seats(spec, preset: str | None, n_entries: int, asked: int | None) -> int:
 
 def build_tournament(args: argparse.Namespace) -> Tournament:
     """The tournament the arguments describe; ``UsageError`` or ``ValueError`` when they are bad."""
-    spec = get_game(args.game)
-    overrides = setting_overrides(spec, args)
-    if len(args.bots) < 2:
-        raise UsageError(f"a tournament needs at least 2 entries, got {len(args.bots)}")
-    spec.settings(args.preset, **overrides)  # bad presets and setting values, before any bot
-    entries = unique_names([entry_from_form(b, spec.name) for b in args.bots])
-    seats = _seats(spec, args.preset, len(entries), args.seats)
+    challenge = read_challenge(args.challenge) if args.challenge is not None else None
+    game, forms = _game_and_forms(args, challenge)
+    spec = get_game(game)
+    from_file = challenge.tournament_entries() if challenge else []
+    overrides = {**(challenge.settings if challenge else {}), **setting_overrides(spec, args)}
+    preset = args.preset if args.preset is not None or challenge is None else challenge.preset
+    if len(from_file) + len(forms) < 2:
+        raise UsageError(f"a tournament needs at least 2 entries, got {len(from_file) + len(forms)}")
+    spec.settings(preset, **overrides)  # bad presets and setting values, before any bot
+    entries = unique_names([*from_file, *(entry_from_form(b, spec.name) for b in forms)])
+    seats = _seats(spec, preset, len(entries), args.seats)
     if args.replays is not None:
         try:
             args.replays.mkdir(parents=True, exist_ok=True)
@@ -95,11 +164,21 @@ def build_tournament(args: argparse.Namespace) -> Tournament:
             raise UsageError(f"cannot make the replay folder {args.replays}: {exc.strerror or exc}") from None
     sandbox = bots_sandbox(entries, spec.name, args)
     sandboxed = any(runs_a_process(e, spec.name) for e in entries) and sandbox.sandboxed
+    games = _given(args.games, challenge.games if challenge else None, DEFAULT_GAMES)
+    seed = _given(args.seed, challenge.seed if challenge else None, None)
+    secret = _given(args.secret, challenge.secret if challenge else None, None)
     return Tournament(
-        spec, entries, args.games,
-        args.seed if args.seed is not None else secrets.randbelow(2**31),
-        args.secret if args.secret is not None else new_secret(),
-        seats, args.preset, overrides, sandboxed, args.memory_limit, args.replays, args.budget)
+        spec, entries, games,
+        seed if seed is not None else secrets.randbelow(2**31),
+        secret if secret is not None else new_secret(),
+        seats, preset, overrides, sandboxed, args.memory_limit, args.replays, args.budget)
+
+
+def _given(flag, from_file, default):
+    """A flag given on the command line, else the challenge file's value, else the default."""
+    if flag is not None:
+        return flag
+    return from_file if from_file is not None else default
 
 
 def run_tournament_command(args: argparse.Namespace) -> int:
@@ -108,7 +187,7 @@ def run_tournament_command(args: argparse.Namespace) -> int:
     except (UsageError, ValueError) as exc:
         sys.stderr.write(f"error: {exc}\n")
         return EXIT_USAGE
-    cap = args.max_games or UNTIL_SETTLED_FACTOR * args.games
+    cap = args.max_games or UNTIL_SETTLED_FACTOR * tournament.games
     if args.scheduler and args.jobs != 1:
         sys.stderr.write("error: --jobs and --scheduler do not go together (the cluster's workers play)\n")
         return EXIT_USAGE
