@@ -1,7 +1,8 @@
 """The native controller's command line: ``python -m engine match GAME BOT [BOT...]``.
 
 The only module that may use third-party packages (rich, for the table and the progress
-bar); without rich it prints plain text. Bad arguments get one line and exit code 2.
+bar: the optional extra ``koth-arena[cli]``); without rich it prints plain text and says
+once, on stderr, how to install it. Bad arguments get one line and exit code 2.
 """
 
 from __future__ import annotations
@@ -200,6 +201,19 @@ def run_match(args: argparse.Namespace) -> int:
     return 0
 
 
+RICH_MISSING = ("note: plain-text output; for formatted tables and a progress bar install the CLI "
+                "extra: pip install 'koth-arena[cli]' (or pip install rich)")
+_rich_note_shown = False
+
+
+def note_rich_missing() -> None:
+    """Say once per run, on stderr, that rich is missing and how to install it."""
+    global _rich_note_shown
+    if not _rich_note_shown:
+        _rich_note_shown = True
+        sys.stderr.write(RICH_MISSING + "\n")
+
+
 class progress_bar:
     """A progress bar on stderr (rich) for series that take more than a moment."""
 
@@ -212,6 +226,7 @@ class progress_bar:
                 self.bar = Progress(transient=True, console=stderr_console())
             except ImportError:
                 self.bar = None
+                note_rich_missing()
 
     def __enter__(self):
         if self.bar is None:
@@ -245,6 +260,7 @@ def _print_table(spec, settings, names: list[str], seed: int, summary: dict,
         from rich.console import Console
         from rich.table import Table
     except ImportError:
+        note_rich_missing()
         print(title)
         widths = [max(len(r[c]) for r in [headers, *rows]) for c in range(4)]
         for row in [headers, *rows]:

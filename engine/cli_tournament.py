@@ -24,6 +24,7 @@ from engine.cli import (
     EXIT_USAGE,
     add_bot_arguments,
     bots_sandbox,
+    note_rich_missing,
     positive,
     progress_bar,
     setting_overrides,
@@ -245,6 +246,7 @@ def _table(title: str, headers: list[str], rows: list[list[str]]) -> None:
         from rich.console import Console
         from rich.table import Table
     except ImportError:
+        note_rich_missing()
         print(title)
         widths = [max(len(row[c]) for row in [headers, *rows]) for c in range(len(headers))]
         for row in [headers, *rows]:
