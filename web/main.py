@@ -274,3 +274,30 @@ def verify_replay(text: str) -> str:
     except Exception as exc:  # noqa: BLE001 - a file from anywhere must end in a message
         return json.dumps({"error": f"the file could not be checked ({type(exc).__name__}: {exc})"[:500]})
     return json.dumps({"document": document})
+
+
+# ---- entries from a Stack Exchange question (issue 9; web/src/se_import.js fetches) --------
+def se_question(text: str, site: str) -> str:
+    """A question number or URL -> JSON ``{site, question, url}`` (the first page's API
+    request) or ``{error}``."""
+    from engine.stackexchange import QuestionRefError, parse_question_ref
+
+    try:
+        ref = parse_question_ref(text, site)
+    except QuestionRefError as exc:
+        return json.dumps({"error": str(exc)})
+    return json.dumps({"site": ref.site, "question": ref.question_id, "url": ref.answers_url(1),
+                       "web": ref.web_url()})
+
+
+def se_parse(items_json: str, site: str) -> str:
+    """The API's answer items (JSON text of a list) -> JSON ``{entries, problems}``: the
+    entries in the challenge file's form, and per answer that is not one, why."""
+    from engine.stackexchange import entries_from_answers
+
+    try:
+        entries, problems = entries_from_answers(json.loads(items_json), str(site))
+    except (ValueError, TypeError) as exc:
+        return json.dumps({"error": f"the answers could not be read ({exc})"[:500]})
+    return json.dumps({"entries": [e.to_json() for e in entries],
+                       "problems": [p.to_json() for p in problems]})

@@ -528,6 +528,7 @@ async function start() {
   const verifies = queuedVerifies;
   queuedVerifies = [];
   verifies.forEach(verifyReplay);
+  stackExchangeReady(main);
 }
 
 // A replay file the page opened: the engine re-runs it (main.py verify_replay) and the
@@ -556,9 +557,42 @@ function startRun(data) {
   });
 }
 
+// ---- entries from a Stack Exchange question (web/src/se_import.js fetches the answers; the
+// engine reads them: main.py se_question and se_parse, engine/stackexchange.py) ----------
+let stackExchangePy = null;
+let queuedStackExchange = [];
+
+function stackExchangeReady(main) {
+  stackExchangePy = { question: main.se_question, parse: main.se_parse };
+  const queued = queuedStackExchange;
+  queuedStackExchange = [];
+  queued.forEach(stackExchangeRequest);
+}
+
+function stackExchangeRequest(data) {
+  if (!stackExchangePy) {
+    queuedStackExchange.push(data);
+    return;
+  }
+  let out;
+  try {
+    out = data.type === "se-question"
+      ? JSON.parse(stackExchangePy.question(String(data.text ?? ""), String(data.site ?? "")))
+      : JSON.parse(stackExchangePy.parse(JSON.stringify(Array.isArray(data.items) ? data.items : []),
+        String(data.site ?? "")));
+  } catch (err) {
+    out = { error: `the engine failed while reading the answers (${String(err).slice(0, 300)})` };
+  }
+  self.postMessage({ ...out, type: data.type === "se-question" ? "se-question" : "se-parsed", id: data.id });
+}
+
 self.onmessage = (event) => {
   const data = event.data;
   if (!data || typeof data !== "object") return;
+  if (data.type === "se-question" || data.type === "se-parse") {
+    stackExchangeRequest(data);
+    return;
+  }
   if (data.type === "init") {
     if (data.stopFlag instanceof Int32Array && data.stopFlag.buffer instanceof SharedArrayBuffer) {
       stopFlag = data.stopFlag;
