@@ -301,3 +301,23 @@ def se_parse(items_json: str, site: str) -> str:
         return json.dumps({"error": f"the answers could not be read ({exc})"[:500]})
     return json.dumps({"entries": [e.to_json() for e in entries],
                        "problems": [p.to_json() for p in problems]})
+
+
+# -- challenge files and links (issue 9): checked by the engine, never by the page ------------
+
+def check_challenge(text: str) -> str:
+    """A challenge file or link the visitor opened, checked by ``engine.challenge``.
+
+    Returns JSON: ``{"challenge": ...}`` (the file's object as ``challenge_json`` writes it)
+    or ``{"error": ...}``, the reader's one-line message. Never raises: the text is untrusted.
+    """
+    from engine.challenge import ChallengeError, challenge_json, load_challenge
+
+    try:
+        challenge = load_challenge(text)
+    except ChallengeError as exc:
+        return json.dumps({"error": str(exc)})
+    except Exception as exc:  # noqa: BLE001 - a file from anywhere must end in a message
+        message = f"the challenge could not be checked ({type(exc).__name__}: {exc})"
+        return json.dumps({"error": message[:500]})
+    return json.dumps({"challenge": json.loads(challenge_json(challenge))})

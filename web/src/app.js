@@ -11,6 +11,7 @@ import { checkReplaySize, checkReplayText, seriesFromDocument } from "./replay.j
 import { renderResults } from "./results.js";
 import { loadRenderer } from "./renderers.js";
 import * as store from "./storage.js";
+import * as challengeModel from "./challenge_model.js";
 
 const MAX_PANELS = 8; // no game takes more bots than this (the spec's max_bots)
 const DEFAULT_SETTINGS = { game: null, preset: null, seed: 1, games: 10, perGame: {} };
@@ -120,7 +121,7 @@ function botCount(game = settings.game) {
   return Math.max(lo, Math.min(hi, Number(g.count) || usual));
 }
 
-function saveSettings() { saver.schedule("settings", () => settings); }
+function saveSettings() { saver.schedule("settings", () => settings); challengeModel.settingsChanged(); }
 function saveBots(game) { if (game) saver.schedule(`bots:${game}`, () => botsOf(game)); }
 window.addEventListener("pagehide", () => saver.flush());
 window.addEventListener("beforeunload", () => saver.flush());
@@ -1152,6 +1153,31 @@ const secretInput = $("secret");
 secretInput.value = String(store.load("secret", "") || "");
 secretInput.addEventListener("input", () => store.save("secret", secretInput.value));
 
+// ---- the challenge's settings are the form's (web/src/challenge_model.js) ---------------------
+challengeModel.bindSettings({
+  get() {
+    const g = settings.game;
+    const fields = {};
+    for (const [k, v] of Object.entries(gameSettings(g).fields)) if (Number.isInteger(v)) fields[k] = v;
+    return { game: g, preset: specOf(g) ? presetOf(g, gameSettings(g).preset).name : gameSettings(g).preset,
+      settings: fields, games: settings.games, seed: settings.seed };
+  },
+  // A challenge the engine checked: its game, preset, settings, games and seed fill the form.
+  set(c) {
+    if (!specOf(c.game)) return;
+    saver.flush();
+    settings.game = c.game;
+    const gs = gameSettings(c.game);
+    gs.preset = presetOf(c.game, c.preset || null).name;
+    gs.fields = { ...(c.settings || {}) };
+    if (Number.isInteger(c.games)) settings.games = Math.min(LIMITS.games[1], Math.max(LIMITS.games[0], c.games));
+    if (Number.isInteger(c.seed)) settings.seed = c.seed;
+    saveSettings();
+    seedEmptyBots(c.game);
+    showSettings();
+  },
+});
+
 // ---- wiring -----------------------------------------------------------------------------------
 if (specs.length) useSpecs(specs);
 bindSettings();
@@ -1191,4 +1217,5 @@ window.kothArena = {
   get lastTiming() { return lastTiming; },
   get poolReady() { return poolReady; },
   get workerStarts() { return workerStarts; },
+  challenge: challengeModel,
 };
