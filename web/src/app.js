@@ -12,6 +12,7 @@ import { renderResults } from "./results.js";
 import { loadRenderer } from "./renderers.js";
 import * as store from "./storage.js";
 import * as challengeModel from "./challenge_model.js";
+import { ImportDialog, StackExchangeImport } from "./se_import.js";
 
 const MAX_PANELS = 8; // no game takes more bots than this (the spec's max_bots)
 const DEFAULT_SETTINGS = { game: null, preset: null, seed: 1, games: 10, perGame: {} };
@@ -941,6 +942,7 @@ function replaceWorker(reason) {
 
 function onMessage(m) {
   if (!m || typeof m !== "object") return;
+  if (stackExchange.onMessage(m)) return undefined;
   if (m.type === "status") return onStatus(m);
   if (m.type === "verified") return onVerified(m);
   if (m.type === "fatal") {
@@ -1178,6 +1180,13 @@ challengeModel.bindSettings({
   },
 });
 
+// ---- entries from a Stack Exchange question (web/src/se_import.js) ----------------------------
+const stackExchange = new StackExchangeImport({ send: (m) => { if (worker) worker.postMessage(m); } });
+const stackExchangeDialog = new ImportDialog({
+  importer: stackExchange, ready: () => ready && worker !== null,
+  addEntries: (list) => challengeModel.addEntries(list),
+});
+
 // ---- wiring -----------------------------------------------------------------------------------
 if (specs.length) useSpecs(specs);
 bindSettings();
@@ -1218,4 +1227,5 @@ window.kothArena = {
   get poolReady() { return poolReady; },
   get workerStarts() { return workerStarts; },
   challenge: challengeModel,
+  stackExchangeDialog,
 };

@@ -200,11 +200,12 @@ export class ImportDialog {
 
   show(result) {
     const { els } = this;
-    if (result.error) this.showError(`Could not read every answer: ${result.error}.`);
     if (!result.question) {
-      this.status("");
+      this.showError(`Could not import: ${result.error}.`);
+      this.status("Nothing was read.");
       return;
     }
+    if (result.error) this.showError(`Could not read every answer: ${result.error}.`);
     this.found = result.entries;
     for (const e of result.entries) els.results.append(this.item(e, `${LANGUAGE_LABELS[e.language] || e.language}: will be added`, false));
     for (const p of result.problems) {
