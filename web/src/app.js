@@ -13,8 +13,11 @@ import { loadRenderer } from "./renderers.js";
 import * as store from "./storage.js";
 import * as challengeModel from "./challenge_model.js";
 import { ImportDialog, StackExchangeImport } from "./se_import.js";
+import { ChallengePanel } from "./challenge_panel.js";
+import { LINK_PREFIX } from "./challenge_link.js";
 
 const MAX_PANELS = 8; // no game takes more bots than this (the spec's max_bots)
+const ENTRY_OPTION = "entry:"; // a seat's example menu value for an entry of the challenge
 const DEFAULT_SETTINGS = { game: null, preset: null, seed: 1, games: 10, perGame: {} };
 const LIMITS = { seed: [0, 4294967295], games: [1, 1000] };
 const FIELD_LABELS = { seed: "Seed", games: "Games" };
@@ -130,7 +133,7 @@ document.addEventListener("visibilitychange", () => { if (document.hidden) saver
 
 // ---- saving that fails: a warning that stays until a save works again ---------------------
 const failedSaves = new Map(); // key -> the error of its last save
-const WATCHED_SAVES = /^(settings|bots:|previous-bots:)/; // what the visitor would lose
+const WATCHED_SAVES = /^(settings|bots:|previous-bots:|challenge:(field|kept|yours):)/; // what the visitor would lose
 store.onSave((key, ok, error) => {
   if (!WATCHED_SAVES.test(key)) return;
   if (ok) failedSaves.delete(key); else failedSaves.set(key, error);
@@ -331,6 +334,11 @@ function makePanel(i) {
     saveBots(settings.game);
   });
   ex.addEventListener("change", () => {
+    if (ex.value.startsWith(ENTRY_OPTION)) {
+      const entry = challengeModel.entry(Number(ex.value.slice(ENTRY_OPTION.length)));
+      if (entry) loadSeatEntry(i, entry);
+      return;
+    }
     const src = examplesOf(settings.game)[ex.value];
     if (typeof src !== "string") return;
     loadExample(i, ex.value, src);
@@ -372,9 +380,16 @@ function fillExampleSelect(p) {
     o.textContent = n;
     return o;
   })];
+  const field = challengeModel.entries().filter((e) => !e.code.startsWith("builtin:"));
+  if (field.length) {
+    const group = document.createElement("optgroup");
+    group.label = "Challenge entries";
+    group.append(...field.map((e) => option(`${ENTRY_OPTION}${e.id}`, e.name)));
+    opts.push(group);
+  }
   p.ex.replaceChildren(...opts);
   p.ex.value = "";
-  p.ex.disabled = !names.length;
+  p.ex.disabled = !names.length && !field.length;
 }
 
 // Bots with no code get an example (bot i gets example i), in the game on show.
@@ -650,6 +665,10 @@ async function shareLink() {
 function applyHash() {
   let h = location.hash.replace(/^#/, "");
   if (!h) return false;
+  if (h.startsWith(LINK_PREFIX)) { // a whole challenge (challenge_panel.js); older links below
+    challengePanel.openLink(h.slice(LINK_PREFIX.length));
+    return true;
+  }
   if (!specs.length) {
     hashPending = true; // applied once the games are known
     return true;
@@ -926,6 +945,7 @@ function startWorker() {
 
 // The controller Worker is stuck or its Python is broken: end the run, start a new one.
 function replaceWorker(reason) {
+  failChallengeChecks(`${reason}; try again`);
   if (worker) worker.terminate();
   worker = null;
   ready = false;
@@ -945,6 +965,7 @@ function onMessage(m) {
   if (stackExchange.onMessage(m)) return undefined;
   if (m.type === "status") return onStatus(m);
   if (m.type === "verified") return onVerified(m);
+  if (m.type === "challenge-checked") return onChallengeChecked(m);
   if (m.type === "fatal") {
     replaceWorker(`Python in the controller failed (${String(m.message ?? "fatal error").slice(0, 200)})`);
     return undefined;
@@ -1187,6 +1208,70 @@ const stackExchangeDialog = new ImportDialog({
   addEntries: (list) => challengeModel.addEntries(list),
 });
 
+// ---- the challenge section (challenge_panel.js): checks by the engine, tournaments by TOURNEY --
+const challengeChecks = new Map(); // id -> resolve
+let challengeCheckIds = 0;
+
+// The engine's verdict on a challenge's text (controller Worker, main.py check_challenge).
+function checkChallenge(text) {
+  return new Promise((resolve) => {
+    if (!worker) {
+      resolve({ error: "Python is not running" });
+      return;
+    }
+    challengeCheckIds += 1;
+    challengeChecks.set(challengeCheckIds, resolve);
+    worker.postMessage({ type: "challenge-check", id: challengeCheckIds, text });
+  });
+}
+
+function onChallengeChecked(m) {
+  const resolve = challengeChecks.get(m.id);
+  if (!resolve) return;
+  challengeChecks.delete(m.id);
+  resolve(typeof m.error === "string" ? { error: m.error } : { challenge: m.challenge });
+}
+
+function failChallengeChecks(why) {
+  for (const resolve of challengeChecks.values()) resolve({ error: why });
+  challengeChecks.clear();
+}
+
+// A seat of the match plays an entry of the field: its code and name.
+function loadSeatEntry(i, entry) {
+  const g = settings.game;
+  panels[i].editor.value = entry.code;
+  botsOf(g)[i].code = entry.code;
+  const name = entry.name.slice(0, store.MAX_NAME_CHARS);
+  panels[i].name.value = name;
+  botsOf(g)[i].name = name;
+  saveBots(g);
+  panels[i].ex.value = "";
+}
+
+// The tournament view (TOURNEY's TournamentView, ISSUE9_CONTRACT.md) once the page has one.
+let tournamentView = null;
+function runField(challenge, focus) {
+  if (!tournamentView) {
+    challengePanel.fail("Cannot run the field: this build of the page has no tournament mode.");
+    return false;
+  }
+  tournamentView.start(challenge, { parallel: null, budget: null, focus });
+  return true;
+}
+
+const challengePanel = new ChallengePanel({
+  createEditor,
+  examples: () => examplesOf(settings.game),
+  check: checkChallenge,
+  runField,
+  pageError: (text) => (text ? setError(text) : clearError()),
+});
+challengeModel.subscribe((change) => {
+  if (change && (change.type === "edit" || change.type === "details" || change.type === "open")) return;
+  panels.forEach(fillExampleSelect); // the seats' menus list the field's entries
+});
+
 // ---- wiring -----------------------------------------------------------------------------------
 if (specs.length) useSpecs(specs);
 bindSettings();
@@ -1228,4 +1313,5 @@ window.kothArena = {
   get workerStarts() { return workerStarts; },
   challenge: challengeModel,
   stackExchangeDialog,
+  challengePanel,
 };
