@@ -57,13 +57,15 @@ def fetch(arena, dialog, question: str) -> str:
     field.press("Enter")  # submits the dialog's form
     status = dialog.get_by_role("status")
     arena.page.wait_for_function(
-        "() => !document.getElementById('se-fetch').disabled && document.getElementById('se-status').textContent"
+        "() => !document.getElementById('se-fetch').disabled"
+        " && document.getElementById('se-status').textContent"
         " && !/^(Fetching|Reading|Waiting)/.test(document.getElementById('se-status').textContent)")
     return status.inner_text()
 
 
 def listed(dialog) -> list[str]:
-    return [t.strip() for t in dialog.get_by_role("list", name="Answers found").get_by_role("listitem").all_inner_texts()]
+    items = dialog.get_by_role("list", name="Answers found").get_by_role("listitem")
+    return [t.strip() for t in items.all_inner_texts()]
 
 
 def test_import_pages_through_the_answers_and_adds_the_python_ones(arena):

@@ -13,6 +13,7 @@ import { loadRenderer } from "./renderers.js";
 import * as store from "./storage.js";
 import * as challengeModel from "./challenge_model.js";
 import { ImportDialog, StackExchangeImport } from "./se_import.js";
+import { startModuleWorker } from "./embedded_worker.js";
 import { ChallengePanel } from "./challenge_panel.js";
 import { LINK_PREFIX } from "./challenge_link.js";
 
@@ -915,7 +916,8 @@ window.addEventListener("pagehide", () => { if (worker) worker.terminate(); });
 function startWorker() {
   let started;
   try {
-    started = new Worker("controller_worker.js", { type: "module" });
+    started = embed ? startModuleWorker(embed.files["controller_worker.js"])
+      : new Worker("controller_worker.js", { type: "module" });
   } catch (e) {
     setError(`Could not start the Python worker: ${e.message}.`);
     setStatus("Replays can still be opened.");
@@ -927,7 +929,8 @@ function startWorker() {
   started.addEventListener("message", (ev) => { if (worker === started) onMessage(ev.data); });
   // The digest of the Python snapshot a previous visit stored: kept here, where no Worker
   // (and so no bot) can change it, so the controller can trust the cached copy.
-  started.postMessage({ type: "init", snapshotDigest: store.load("python-snapshot", null), stopFlag });
+  started.postMessage({ type: "init", snapshotDigest: store.load("python-snapshot", null), stopFlag,
+    siteFiles: embed ? embed.files : null });
   started.addEventListener("error", (ev) => {
     ev.preventDefault();
     if (worker !== started) return;
@@ -1076,6 +1079,7 @@ function onStatus(m) {
       useSpecs(sent);
     }
     if (hashPending) applyHash();
+    if (embed) startEmbedded();
     let text = m.message || "Python is ready.";
     if (m.isolated === false) text += " (Not cross-origin isolated: a bot stuck in a loop is stopped by restarting its Worker.)";
     if (!run) {
@@ -1272,6 +1276,35 @@ challengeModel.subscribe((change) => {
   panels.forEach(fillExampleSelect); // the seats' menus list the field's entries
 });
 
+// ---- the page inside a Stack Snippet (engine/snippet.py's boot script sets kothEmbed) ----------
+// The snippet carries the challenge (the link format) and the question whose answers join the
+// field; everything else came from the wheel. Opened once Python is ready: the challenge as a
+// challenge link (checked by the engine, trial view), then the answers (se_import.js).
+const embed = globalThis.kothEmbed && typeof globalThis.kothEmbed === "object" ? globalThis.kothEmbed : null;
+let embedStarted = false;
+let embedDone = false; // the snippet's challenge and answers are in (tests wait for it)
+
+async function startEmbedded() {
+  if (embedStarted) return;
+  embedStarted = true;
+  document.body.classList.add("embedded");
+  // No link can lead back into a snippet's sandboxed frame, and its storage lasts the visit.
+  for (const id of ["share", "share-challenge"]) if ($(id)) $(id).hidden = true;
+  const taken = await challengePanel.openLink(String(embed.challenge || ""));
+  if (taken && Number.isInteger(embed.question)) {
+    const site = typeof embed.site === "string" && embed.site ? embed.site : "codegolf";
+    const result = await stackExchange.run(String(embed.question), site, { onStatus: setStatus });
+    const added = result.entries.length ? challengeModel.addEntries(result.entries.map(
+      ({ name, author, code, language, link }) => ({ name, author, code, language, link }))) : 0;
+    const left = result.problems.map((p) => `${p.name || `answer ${p.answer_id}`} (${p.kind === "native-only"
+      ? "native only" : p.reason})`);
+    setStatus(`${added} answer${added === 1 ? "" : "s"} of the question joined the field`
+      + `${left.length ? `; not added: ${left.join(", ")}` : ""}. Press Run to play.`);
+    if (result.error) setError(`Some answers could not be read: ${result.error}.`);
+  }
+  embedDone = true;
+}
+
 // ---- wiring -----------------------------------------------------------------------------------
 if (specs.length) useSpecs(specs);
 bindSettings();
@@ -1313,5 +1346,6 @@ window.kothArena = {
   get workerStarts() { return workerStarts; },
   challenge: challengeModel,
   stackExchangeDialog,
+  get embedded() { return embed ? { done: embedDone } : null; },
   challengePanel,
 };

@@ -6,6 +6,7 @@ import { loadPyodide } from "pyodide";
 import { Channel, ChannelOverflow, newChannelBuffer } from "./sync_channel.js";
 import { useCompiledModule } from "./shared_wasm.js";
 import { loadSnapshot, storeSnapshot } from "./snapshot_cache.js";
+import { startModuleWorker } from "./embedded_worker.js";
 
 const WARM_BOTS = 3; // two bots for a match plus one spare for a bot that must be stopped
 const INTERRUPT_GRACE_MS = 500; // after an interrupt, how long before terminate()
@@ -46,12 +47,28 @@ function status(stage, message, progress, extra = {}) {
   self.postMessage({ type: "status", stage, message, progress, ...extra });
 }
 
+// ---- the site's own files: fetched beside this script, or, when the page runs inside a Stack
+// Snippet (engine/snippet.py), given by the page in its init message (`siteFiles`: Blobs,
+// unpacked from the project's wheel; this Worker's own URL is a blob: URL, no base for them).
+let siteFiles = null;
+
+async function siteFetch(name) {
+  await pageInit;
+  if (siteFiles && siteFiles[name] instanceof Blob) return new Response(siteFiles[name]);
+  return fetch(new URL(name, self.location.href));
+}
+
+function newBotWorker() {
+  if (siteFiles && siteFiles["bot_worker.js"] instanceof Blob) return startModuleWorker(siteFiles["bot_worker.js"]);
+  return new Worker(new URL("bot_worker.js", import.meta.url), { type: "module" });
+}
+
 // ---- bot workers -------------------------------------------------------------------
 let internalId = 0; // ids of requests the controller makes itself (negative)
 
 class BotWorker {
   constructor() {
-    this.worker = new Worker(new URL("bot_worker.js", import.meta.url), { type: "module" });
+    this.worker = newBotWorker();
     this.interrupt = isolated ? new Uint8Array(new SharedArrayBuffer(1)) : null;
     // Cross-origin isolated: requests and replies go through shared memory (sync mode).
     const channels = isolated ? { request: newChannelBuffer(), reply: newChannelBuffer() } : null;
@@ -437,7 +454,7 @@ const bridge = {
 // ---- start-up ------------------------------------------------------------------------
 async function start() {
   status("loading", "Loading Python (Pyodide)…", 0.05);
-  const config = await (await fetch(new URL("config.json", self.location.href))).json();
+  const config = await (await siteFetch("config.json")).json();
   indexURL = new URL(config.pyodideIndexURL, self.location.href).href;
   const configured = performance.now();
   try {
@@ -449,8 +466,8 @@ async function start() {
   }
   const startup = { configured, compiled: performance.now() };
   const files = Promise.all([
-    fetch(new URL("engine.zip", self.location.href)).then((r) => r.arrayBuffer()),
-    fetch(new URL("main.py", self.location.href)).then((r) => r.text()),
+    siteFetch("engine.zip").then((r) => r.arrayBuffer()),
+    siteFetch("main.py").then((r) => r.text()),
   ]);
   // A bot Worker may fetch nothing (its Content-Security-Policy): it gets these bytes.
   const forBots = Promise.all([
@@ -620,6 +637,7 @@ self.onmessage = (event) => {
     if (data.stopFlag instanceof Int32Array && data.stopFlag.buffer instanceof SharedArrayBuffer) {
       stopFlag = data.stopFlag;
     }
+    if (data.siteFiles && typeof data.siteFiles === "object") siteFiles = data.siteFiles;
     resolvePageInit({ snapshotDigest: data.snapshotDigest || null });
   } else if (data.type === "run") {
     if (controller) startRun(data);

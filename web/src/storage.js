@@ -5,13 +5,24 @@
 export const PREFIX = "koth-arena:";
 export const MAX_NAME_CHARS = 40; // the name field's maxlength
 
+// Inside a Stack Snippet (app.js: globalThis.kothEmbed, set by the snippet's boot script) the
+// page has an opaque origin, where localStorage cannot be relied on: what the page saves is
+// kept in memory for the visit instead (the snippet's challenge comes with the snippet).
+const memory = globalThis.kothEmbed ? new Map() : null;
+const inMemory = memory && {
+  getItem: (k) => (memory.has(k) ? memory.get(k) : null),
+  setItem: (k, v) => { memory.set(k, String(v)); },
+  removeItem: (k) => { memory.delete(k); },
+};
+const backing = () => inMemory || localStorage;
+
 let saveListener = null;
 // listener(key, ok, error): called after every save.
 export function onSave(listener) { saveListener = listener; }
 
 export function load(key, fallback) {
   try {
-    const raw = localStorage.getItem(PREFIX + key);
+    const raw = backing().getItem(PREFIX + key);
     if (raw === null) return fallback;
     return JSON.parse(raw);
   } catch {
@@ -22,7 +33,7 @@ export function load(key, fallback) {
 export function save(key, value) {
   let error = null;
   try {
-    localStorage.setItem(PREFIX + key, JSON.stringify(value));
+    backing().setItem(PREFIX + key, JSON.stringify(value));
   } catch (e) {
     error = e;
   }
@@ -32,7 +43,7 @@ export function save(key, value) {
 
 export function remove(key) {
   try {
-    localStorage.removeItem(PREFIX + key);
+    backing().removeItem(PREFIX + key);
   } catch {
     // nothing to warn about: the key stays, and is ignored or overwritten later
   }
