@@ -22,6 +22,19 @@ const fields = {}; // game -> {title, description, secret, entries: [...], open}
 let settingsSource = null; // {get() -> {game, preset, settings, games, seed}, set(challenge)}
 let removed = null; // the last deleted entry, for undo: {game, entry, index}
 
+// The match seats' bots as they were stored when the page loaded (before this visit seeded
+// any examples): a visitor's own code, which becomes the first entries of a game's field.
+const botsAtLoad = new Map();
+try {
+  for (let i = 0; i < localStorage.length; i++) {
+    const key = localStorage.key(i);
+    const m = key && key.startsWith(store.PREFIX) ? /^bots:(\w+)$/.exec(key.slice(store.PREFIX.length)) : null;
+    if (m) botsAtLoad.set(m[1], store.load(`bots:${m[1]}`, null));
+  }
+} catch {
+  // storage blocked: nothing to take over
+}
+
 window.addEventListener("pagehide", () => saver.flush());
 document.addEventListener("visibilitychange", () => { if (document.hidden) saver.flush(); });
 
@@ -312,7 +325,7 @@ function fieldOf(game) {
 function migrateBots(game) {
   const f = blank();
   if (!game) return f;
-  const bots = store.load(`bots:${game}`, null);
+  const bots = botsAtLoad.get(game);
   const s = store.load("settings", {}) || {};
   const count = s.perGame && s.perGame[game] && Number.isInteger(s.perGame[game].count) ? s.perGame[game].count : 2;
   if (Array.isArray(bots)) {

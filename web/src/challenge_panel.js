@@ -157,6 +157,12 @@ export class ChallengePanel {
     const open = model.openId();
     if (this.body && this.body.id !== open) this.closeBody();
     const items = list.map((entry, i) => this.entryItem(entry, i, list.length, entry.id === open));
+    if (!items.length) {
+      const empty = document.createElement("li");
+      empty.className = "entry-empty";
+      empty.textContent = "No entries yet: Add entry starts one from an example; or import a challenge file.";
+      items.push(empty);
+    }
     this.els.list.replaceChildren(...items);
     this.els.count.textContent = `${list.length} of ${model.MAX_ENTRIES} · ${list.filter((x) => x.enabled).length} playing`;
     this.els.add.disabled = list.length >= model.MAX_ENTRIES;
@@ -180,6 +186,11 @@ export class ChallengePanel {
       this.focusLater(`[data-id="${entry.id}"] .entry-on`);
     });
     const openBtn = button(entry.name, "entry-open");
+    const caret = document.createElement("span");
+    caret.className = "entry-caret";
+    caret.setAttribute("aria-hidden", "true");
+    caret.textContent = isOpen ? " ▾" : " ▸";
+    openBtn.append(caret);
     openBtn.setAttribute("aria-expanded", String(isOpen));
     openBtn.setAttribute("aria-controls", `entry-body-${entry.id}`);
     openBtn.title = isOpen ? "Close the editor" : "Open in the editor";
