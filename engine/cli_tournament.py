@@ -32,7 +32,15 @@ from engine.entries import UsageError, entry_from_form, runs_a_process, unique_n
 from engine.games.randomness import new_secret
 from engine.ranking import WIN_RATE
 from engine.registry import game_names, get_game
-from engine.tournament import PAIRS, DaskPlayers, LocalPlayers, Tournament, run_tournament, settled_marks
+from engine.tournament import (
+    PAIRS,
+    DaskPlayers,
+    LocalPlayers,
+    Tournament,
+    run_tournament,
+    settled_marks,
+    tournament_seats,
+)
 
 UNTIL_SETTLED_FACTOR = 5  # --until-settled's default cap: this many times --games
 DEFAULT_GAMES = 2
@@ -130,18 +138,10 @@ def _game_and_forms(args: argparse.Namespace, challenge: Challenge | None) -> tu
 
 
 def _seats(spec, preset: str | None, n_entries: int, asked: int | None) -> int:
-    low, high = spec.bot_range(preset)
-    if spec.side_by_side:
-        if asked not in (None, 1):
-            raise UsageError(f"{spec.title} is played alone: --seats does not apply")
-        return 1
-    seats = asked if asked is not None else min(high, n_entries)
-    if not low <= seats <= high:
-        raise UsageError(f"{spec.title} ({spec.preset(preset).name}) seats {low} to {high} bots a "
-                         f"game, not {seats}")
-    if seats > n_entries:
-        raise UsageError(f"tables of {seats} need at least {seats} entries, got {n_entries}")
-    return seats
+    try:
+        return tournament_seats(spec, preset, n_entries, asked)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
 
 
 def build_tournament(args: argparse.Namespace) -> Tournament:
