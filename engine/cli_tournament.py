@@ -37,8 +37,8 @@ from engine.tournament import (
     DaskPlayers,
     LocalPlayers,
     Tournament,
+    leaderboard_rows,
     run_tournament,
-    settled_marks,
     tournament_seats,
 )
 
@@ -210,24 +210,14 @@ def run_tournament_command(args: argparse.Namespace) -> int:
 def print_leaderboard(tournament: Tournament) -> None:
     """The ranking (rich, or plain text without it), and the cross table in two-player games."""
     ranking = tournament.ranking()
-    marks = settled_marks(ranking)
     quoted = shlex.quote(tournament.secret)
     print(f"secret {quoted} (repeat this run with --seed {tournament.first_seed} --secret {quoted})")
     by_rate = tournament.by == WIN_RATE
     headers = ["#", "entry", "games", "W/D/L" if by_rate else "mean ± 95%", "95% interval", "faults",
                "settled"]
-    rows = []
-    for r, settled in zip(ranking, marks, strict=True):
-        s, (low, high) = r.standing, r.interval
-        if by_rate:
-            measure = f"{s.wins}/{s.draws}/{s.losses}"
-            interval = f"{low:.0%}–{high:.0%} (win rate {r.value:.0%})"
-        else:
-            half = (high - low) / 2
-            measure = f"{r.value:.1f} ± {half:.1f}" if half != float("inf") else f"{r.value:.1f}"
-            interval = f"{low:.1f}–{high:.1f}" if half != float("inf") else "–"
-        rows.append([str(r.place), r.name, str(s.games), measure, interval, str(s.faults),
-                     "settled" if settled else ""])
+    rows = [[str(row["place"]), row["name"], str(row["games"]), row["measure"], row["interval"],
+             str(row["faults"]), "settled" if row["settled"] else ""]
+            for row in leaderboard_rows(ranking, tournament.by)]
     title = (f"{tournament.spec.title} tournament ({tournament.kind}, {len(tournament.results)} games "
              f"from seed {tournament.first_seed}), ranked by "
              f"{'win rate (a draw is half a win)' if by_rate else 'mean score per game'}")

@@ -268,6 +268,25 @@ def settled_marks(ranking: list[Ranked]) -> list[bool]:
             for i in range(len(ranking))]
 
 
+def leaderboard_rows(ranking: list[Ranked], by: str) -> list[dict[str, Any]]:
+    """The leaderboard as people read it, one row a place: the terminal's table and the
+    page's both show these texts (``measure``: W/D/L, or the mean ± the interval's half)."""
+    rows = []
+    for r, settled in zip(ranking, settled_marks(ranking), strict=True):
+        s, (low, high) = r.standing, r.interval
+        if by == WIN_RATE:
+            measure = f"{s.wins}/{s.draws}/{s.losses}"
+            interval = f"{low:.0%}–{high:.0%} (win rate {r.value:.0%})"
+        else:
+            half = (high - low) / 2
+            measure = f"{r.value:.1f} ± {half:.1f}" if half != float("inf") else f"{r.value:.1f}"
+            interval = f"{low:.1f}–{high:.1f}" if half != float("inf") else "–"
+        rows.append({"place": r.place, "name": r.name, "games": s.games, "wins": s.wins,
+                     "draws": s.draws, "losses": s.losses, "measure": measure, "interval": interval,
+                     "faults": s.faults, "settled": settled})
+    return rows
+
+
 def _number(value: float) -> float | None:
     return round(value, 6) if math.isfinite(value) else None
 
@@ -462,6 +481,15 @@ class Tournament:
         for seed in self._seeds(self.games):
             matches += self.tables.round(seed, None, self.next_index + len(matches))
         return self._matches(matches)
+
+    def first_round_size(self) -> int:
+        """How many matches ``first_round`` plans (without planning them)."""
+        n = len(self.entries)
+        if self.kind == PAIRS:
+            return n * (n - 1) // 2 * self.games
+        if self.kind == ALONE:
+            return n * self.games
+        return self.games * (n // self.seats)
 
     def more_games(self, cap: int) -> list[Match]:
         """``--until-settled``: one more round where the order is unclear (empty when none)."""

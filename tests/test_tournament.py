@@ -425,3 +425,12 @@ def test_a_challenge_without_secret_gets_the_one_given_or_a_fresh_one():
     data["entries"] = data["entries"][:1]
     with pytest.raises(ValueError, match="at least 2 entries"):
         tournament_from_challenge(load_challenge(json.dumps(data)))
+
+
+@pytest.mark.parametrize("game,entries,seats,games", [
+    ("flit", 5, 2, 4), ("atomas", 3, 1, 5), ("abotcalypse", 7, 3, 4), ("abotcalypse", 6, 3, 2),
+])
+def test_first_round_size_is_what_the_first_round_plans(game, entries, seats, games):
+    field = [Entry(f"e{i}", "builtin", "random") for i in range(entries)]
+    tournament = Tournament(get_game(game), field, games, 1, "S", seats)
+    assert tournament.first_round_size() == len(tournament.first_round())

@@ -11,9 +11,11 @@ import { checkReplaySize, checkReplayText, seriesFromDocument } from "./replay.j
 import { renderResults } from "./results.js";
 import { loadRenderer } from "./renderers.js";
 import * as store from "./storage.js";
+import { TournamentView } from "./tournament.js";
 
 const MAX_PANELS = 8; // no game takes more bots than this (the spec's max_bots)
-const DEFAULT_SETTINGS = { game: null, preset: null, seed: 1, games: 10, perGame: {} };
+const DEFAULT_SETTINGS = { game: null, preset: null, seed: 1, games: 10, perGame: {}, mode: "match",
+  parallel: null, budget: null };
 const LIMITS = { seed: [0, 4294967295], games: [1, 1000] };
 const FIELD_LABELS = { seed: "Seed", games: "Games" };
 
@@ -110,9 +112,11 @@ function botsOf(game) {
   return botsByGame[key];
 }
 
-// How many bots the current game plays with: the saved count, within the preset's bounds.
+// How many bots the current game plays with: the saved count, within the preset's bounds
+// (in Tournament mode: the entries, 2 to MAX_PANELS whatever a game seats).
 function botCount(game = settings.game) {
   const g = gameSettings(game);
+  if (tournamentMode()) return Math.max(2, Math.min(MAX_PANELS, Number(g.entries) || Number(g.count) || 2));
   if (!specOf(game)) return Math.max(2, Math.min(MAX_PANELS, Number(g.count) || 2));
   const [lo, hi] = botBounds(game, g.preset);
   const p = presetOf(game, g.preset);
@@ -404,12 +408,13 @@ function showBots() {
   } finally {
     switching = false;
   }
-  const [lo, hi] = botBounds(g, gameSettings(g).preset);
+  const [lo, hi] = panelBounds(g);
   els.botCount.hidden = lo === hi;
   els.addBot.disabled = count >= hi;
   els.removeBot.disabled = count <= lo;
-  els.botLimits.textContent = !specOf(g) ? "" : lo === hi ? `This preset plays with ${lo} bots.`
-    : `This preset plays with ${lo} to ${hi} bots.`;
+  els.botLimits.textContent = !specOf(g) ? "" : tournamentMode() ? `A tournament's field here has ${lo} to ${hi} entries.`
+    : lo === hi ? `This preset plays with ${lo} bots.` : `This preset plays with ${lo} to ${hi} bots.`;
+  showTournamentField();
 }
 
 // ---- settings -----------------------------------------------------------------------------
@@ -580,15 +585,17 @@ function bindSettings() {
   });
   els.addBot.addEventListener("click", () => {
     const gs = gameSettings();
-    gs.count = Math.min(botBounds(settings.game, gs.preset)[1], botCount() + 1);
+    const key = tournamentMode() ? "entries" : "count";
+    gs[key] = Math.min(panelBounds(settings.game)[1], botCount() + 1);
     saveSettings();
     seedEmptyBots();
     showBots();
-    panels[gs.count - 1].name.focus();
+    panels[gs[key] - 1].name.focus();
   });
   els.removeBot.addEventListener("click", () => {
     const gs = gameSettings();
-    gs.count = Math.max(botBounds(settings.game, gs.preset)[0], botCount() - 1);
+    const key = tournamentMode() ? "entries" : "count";
+    gs[key] = Math.max(panelBounds(settings.game)[0], botCount() - 1);
     saveSettings();
     showBots();
     (els.removeBot.disabled ? els.addBot : els.removeBot).focus();
@@ -954,6 +961,7 @@ function onMessage(m) {
     poolReady = Number(m.ready) || 0;
     return undefined;
   }
+  if (tournamentView.onMessage(m)) return undefined;
   if (!run || m.run !== run.id) return; // stale or unknown run
   switch (m.type) {
     case "record_start": {
@@ -1076,6 +1084,10 @@ function onStatus(m) {
 
 async function startRun() {
   if (!worker || !ready || run || !specOf(settings.game)) return;
+  if (tournamentMode()) {
+    startTournament();
+    return;
+  }
   const g = settings.game;
   const spec = specOf(g);
   let seed, games, values;
@@ -1122,6 +1134,7 @@ async function startRun() {
   worker.postMessage({
     type: "run", run: run.id, game: g, preset: gameSettings(g).preset, settings: values, seed, games, bots,
     secret: secretInput.value || null, // empty: the controller draws one and reports it with "done"
+    budget: settings.budget ?? null, // steps per move (none: the time limit decides)
   });
 }
 
@@ -1141,6 +1154,7 @@ function stopRun() {
 function finishRun() {
   clearTimeout(stopTimer);
   stopTimer = null;
+  if (run && run.kind === "tournament") tournamentView.ended();
   if (run) viewer.endLive();
   run = null;
   els.run.disabled = !ready;
@@ -1152,10 +1166,155 @@ const secretInput = $("secret");
 secretInput.value = String(store.load("secret", "") || "");
 secretInput.addEventListener("input", () => store.save("secret", secretInput.value));
 
+// ---- tournament mode (docs/architecture.md "Tournaments in the page") -------------------------
+// The field is currentChallenge(): until the page has a challenge of its own
+// (web/src/challenge_model.js), the bot panels are the entries. The engine in the controller
+// plans, plays and ranks; TournamentView shows what it sends.
+const MAX_PARALLEL_CHOICE = 8;
+function tournamentMode() { return settings.mode === "tournament"; }
+
+// [min, max] panels: the preset's seats in a match, the entries of a tournament.
+function panelBounds(game) {
+  return tournamentMode() ? [2, MAX_PANELS] : botBounds(game, gameSettings(game).preset);
+}
+
+// The challenge the page shows, in the challenge file's format (docs/architecture.md).
+function currentChallenge() {
+  const g = settings.game;
+  const spec = specOf(g);
+  const n = botCount(g);
+  const settingsOut = {};
+  for (const [key, input] of fieldInputs) if (input.value.trim() !== "") settingsOut[key] = Number(input.value);
+  const challenge = {
+    format: "koth-arena-challenge", version: 1, title: `${spec ? spec.title : g} in the page`, description: "",
+    game: g, preset: gameSettings(g).preset, settings: settingsOut, games: Number(els.games.value),
+    seed: Number(els.seed.value),
+    entries: botsOf(g).slice(0, n).map((b, i) => ({ name: b.name.trim() || `Bot ${i + 1}`, code: panels[i] ? panels[i].editor.value : b.code })),
+  };
+  if (secretInput.value) challenge.secret = secretInput.value;
+  return challenge;
+}
+
+const tournamentView = new TournamentView({
+  container: $("tournament"),
+  send: (message) => { if (worker) worker.postMessage(message); },
+  begin: () => {
+    if (!worker || !ready || run) return null;
+    saver.flush();
+    runCounter += 1;
+    store.save("run-counter", runCounter);
+    run = { id: runCounter, kind: "tournament", game: settings.game, names: [], records: [], summary: null, viewing: false };
+    els.run.disabled = true;
+    els.stop.disabled = false;
+    return run.id;
+  },
+  end: (text) => {
+    setStatus(text);
+    setProgress(1, "Tournament progress");
+    finishRun();
+    sendReplayCheck();
+  },
+  stop: () => stopRun(),
+  openReplay: (document, label) => {
+    let series;
+    try {
+      series = seriesFromDocument(document, gameNames());
+    } catch (e) {
+      setError(`Could not open ${label}: ${e.message}.`);
+      return;
+    }
+    const spec = specOf(series.game);
+    series.title = spec.title || spec.name;
+    viewer.load({ ...series, renderer: spec.renderer }).catch((e) => setError(`The board cannot show ${label}: ${e.message}.`));
+    setStatus(`Showing tournament ${label}: ${series.bots.join(" vs ")}, seed ${series.records[0] ? series.records[0].seed : "?"}.`);
+    $("board-area").focus();
+  },
+  status: (text, fraction) => {
+    setStatus(text);
+    setProgress(fraction, "Tournament progress");
+  },
+});
+
+function startTournament() {
+  let budget;
+  try {
+    readInt(els.seed, FIELD_LABELS.seed, ...LIMITS.seed);
+    readInt(els.games, FIELD_LABELS.games, ...LIMITS.games);
+    readFields(settings.game);
+    budget = readBudget();
+  } catch (e) {
+    setError(`Cannot run: ${e.message}.`);
+    return;
+  }
+  const challenge = currentChallenge();
+  const empty = challenge.entries.findIndex((e) => !e.code.trim());
+  if (empty >= 0) {
+    setError(`Cannot run: Bot ${empty + 1} has no code.`);
+    return;
+  }
+  clearError();
+  panels.forEach((p) => p.console.clear());
+  tournamentView.start(challenge, { parallel: settings.parallel ?? null, budget, focus: null });
+}
+
+function readBudget() {
+  const input = $("budget");
+  return input.value.trim() === "" ? null : readInt(input, "Step budget", 1, 1000000000);
+}
+
+function showTournamentField() {
+  const field = $("tournament-field");
+  if (!field || !tournamentMode()) return;
+  const n = botCount();
+  const names = botsOf(settings.game).slice(0, n).map((b, i) => b.name.trim() || `Bot ${i + 1}`);
+  field.textContent = `The field: ${n} entries from the bot panels (${names.join(", ")}).`;
+}
+
+function showMode() {
+  const t = tournamentMode();
+  $("mode-match").checked = !t;
+  $("mode-tournament").checked = t;
+  for (const node of document.querySelectorAll(".tournament-only")) node.hidden = !t;
+  for (const node of document.querySelectorAll(".match-only")) node.hidden = t;
+  $("tournament-section").hidden = !t;
+  $("results-section").hidden = t;
+  showBots();
+}
+
+function bindTournament() {
+  const parallel = $("parallel");
+  parallel.replaceChildren(option("", "Automatic"),
+    ...Array.from({ length: MAX_PARALLEL_CHOICE }, (_, i) => option(String(i + 1), String(i + 1))));
+  parallel.value = Number.isInteger(settings.parallel) ? String(settings.parallel) : "";
+  parallel.addEventListener("change", () => {
+    settings.parallel = parallel.value ? Number(parallel.value) : null;
+    saveSettings();
+  });
+  const budget = $("budget");
+  budget.value = Number.isInteger(settings.budget) ? String(settings.budget) : "";
+  budget.addEventListener("input", () => {
+    const v = Number(budget.value);
+    settings.budget = budget.value.trim() !== "" && Number.isInteger(v) && v >= 1 ? v : null;
+    saveSettings();
+  });
+  for (const radio of document.querySelectorAll('input[name="mode"]')) {
+    radio.addEventListener("change", () => {
+      if (!radio.checked || run) return showMode();
+      settings.mode = radio.value === "tournament" ? "tournament" : "match";
+      saveSettings();
+      seedEmptyBots();
+      showMode();
+    });
+  }
+  els.panels.addEventListener("input", () => showTournamentField());
+}
+
 // ---- wiring -----------------------------------------------------------------------------------
+bindTournament();
 if (specs.length) useSpecs(specs);
 bindSettings();
 showSettings();
+showMode();
 showResults([], null);
 
 els.form.addEventListener("submit", (e) => { e.preventDefault(); startRun(); });
@@ -1191,4 +1350,6 @@ window.kothArena = {
   get lastTiming() { return lastTiming; },
   get poolReady() { return poolReady; },
   get workerStarts() { return workerStarts; },
+  tournament: tournamentView,
+  currentChallenge,
 };
