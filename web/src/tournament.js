@@ -122,6 +122,7 @@ export class TournamentView {
     }
     if (m.type === "tournament-done") {
       this.running = false;
+      this.result = m.tournament; // the engine's JSON, as `python -m engine tournament --json` prints it
       this.showBoard(m, "final");
       const rows = Array.isArray(m.rows) ? m.rows : [];
       const top = rows.filter((r) => r.place === 1).map((r) => r.name).join(" and ");
