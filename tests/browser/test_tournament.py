@@ -69,8 +69,12 @@ def _leaderboard(arena) -> list[list[str]]:
     return [[c.strip() for c in row.locator("th, td").all_inner_texts()] for row in rows.all()[1:]]
 
 
-@pytest.mark.parametrize("parallel", ["1", "2"])
-def test_the_page_leaderboard_is_the_native_tournament_json(arena, tmp_path, results_dir, parallel):
+@pytest.mark.parametrize("parallel,isolated", [("1", True), ("2", True), ("2", False)])
+def test_the_page_leaderboard_is_the_native_tournament_json(open_arena, isolated_url, plain_url, tmp_path,
+                                                            results_dir, parallel, isolated):
+    """Cross-origin isolated, the bots answer through shared memory (awaited with
+    Atomics.waitAsync); without isolation, by messages: the same JSON either way."""
+    arena = open_arena(isolated_url if isolated else plain_url)
     example = arena.page.evaluate("() => window.kothArena.getCode(0)")  # the greedy example
     assert "def move" in example
     challenge = _challenge([("converter", CONVERTER), ("first", FIRST_MOVE), ("lucky", RANDOM_MOVE),
@@ -106,7 +110,9 @@ def test_the_page_leaderboard_is_the_native_tournament_json(arena, tmp_path, res
         texts = [c.strip() for c in cells.locator("td").all_inner_texts()]
         want = ["·" if a == b else "{wins}-{draws}-{losses}".format(**expected["cross"][a][b]) for b in order]
         assert texts == want, (a, texts, want)
-    arena.page.screenshot(path=str(results_dir / f"tournament-parallel-{parallel}.png"), full_page=True)
+    mode = "isolated" if isolated else "plain"
+    shot = results_dir / f"tournament-parallel-{parallel}-{mode}.png"
+    arena.page.screenshot(path=str(shot), full_page=True)
 
 
 def test_a_game_of_the_tournament_opens_in_the_viewer_by_keyboard(arena):
