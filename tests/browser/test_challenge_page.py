@@ -5,7 +5,11 @@ challenge kept), older and broken links, long links, and a 390 px phone."""
 from __future__ import annotations
 
 import json
+import re
 import secrets
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
@@ -13,7 +17,9 @@ from test_accessibility import _serious_violations
 
 pytestmark = pytest.mark.browser
 
+ROOT = Path(__file__).resolve().parents[2]
 PHONE = {"width": 390, "height": 844}
+BUDGET = 1_000_000  # steps a move may take: the same games on every machine
 PASSER = "def move(view):\n    return 0, 0, 0, 0\n"
 FIRST = "def move(view):\n    moves = view.moves()\n    return moves[0] if moves else (0, 0, 0, 0)\n"
 GREEDY = "builtin:greedy"
@@ -29,8 +35,17 @@ def names(page) -> list[str]:
     return [e["name"] for e in challenge(page)["entries"]]
 
 
+def tournament_mode(page) -> None:
+    """Tournament mode: the challenge section is the field."""
+    page.get_by_role("radio", name="Tournament").check()
+    expect(page.get_by_role("heading", name="Challenge", exact=True)).to_be_visible()
+
+
 def fill_field(page, entries: list[dict], title="Trial of Flit",
                description="Three bots.\nBeat them.") -> None:
+    tournament_mode(page)
+    page.evaluate("() => { const c = window.kothArena.challenge; "
+                  "for (const e of [...c.entries()]) c.deleteEntry(e.id); }")
     page.get_by_label("Title", exact=True).fill(title)
     page.get_by_label("Description", exact=True).fill(description)
     added = page.evaluate("(list) => window.kothArena.challenge.addEntries(list)", entries)
@@ -73,6 +88,15 @@ def pack(page, text: str) -> str:
 
 def test_a_challenge_of_three_entries_is_built_by_keyboard_and_kept(arena, results_dir):
     page = arena.page
+    page.get_by_role("radio", name="Match").focus()
+    page.keyboard.press("ArrowRight")
+    expect(page.get_by_role("radio", name="Tournament")).to_be_checked()
+    # A new field starts with the match's bots (here the examples on show); delete them.
+    assert names(page) == ["greedy", "random"]
+    for name in ("greedy", "random"):
+        arena.button(f"Delete {name}").focus()
+        page.keyboard.press("Enter")
+    assert names(page) == []
     add = arena.button("Add entry")
     for name in ("alpha", "beta", "gamma"):
         add.focus()
@@ -140,6 +164,7 @@ def test_a_challenge_of_three_entries_is_built_by_keyboard_and_kept(arena, resul
     page.reload()
     arena.wait_ready()
     assert challenge(page) == before
+    expect(page.get_by_role("radio", name="Tournament")).to_be_checked()
     expect(page.get_by_text("4 of 32 · 3 playing")).to_be_visible()
     assert _serious_violations(page) == []
 
@@ -166,7 +191,7 @@ def test_export_then_import_gives_back_the_same_challenge(arena, tmp_path):
     page = arena.page
     fill_field(page, FIELD)
     arena.label("Seed").fill("77")
-    page.get_by_label("Draws secret (goes with the challenge)", exact=True).fill("S1")
+    arena.label("Secret (optional)").fill("S1")
     page.wait_for_timeout(300)
     with page.expect_download() as download:
         arena.button("Export file").click()
@@ -176,6 +201,7 @@ def test_export_then_import_gives_back_the_same_challenge(arena, tmp_path):
     exported = json.loads(path.read_text())
     assert exported == challenge(page)
     assert exported["format"] == "koth-arena-challenge" and exported["seed"] == 77
+    assert exported["secret"] == "S1"
     assert exported["entries"][2] == {"name": "passer", "code": PASSER, "enabled": False}
 
     # The native tournament reads the same file.
@@ -200,6 +226,7 @@ def test_export_then_import_gives_back_the_same_challenge(arena, tmp_path):
 
 def test_a_file_dropped_on_the_challenge_is_imported(arena):
     page = arena.page
+    tournament_mode(page)
     text = json.dumps({**HEAD, "title": "Dropped", "game": "atomas", "settings": {"max_moves": 300},
                        "games": 3, "seed": 9,
                        "entries": [{"name": "a", "code": "builtin:greedy"},
@@ -245,7 +272,7 @@ def test_a_challenge_link_opens_the_same_challenge_in_another_profile(open_arena
                                                                       results_dir):
     author = open_arena(site_url)
     fill_field(author.page, FIELD)
-    author.page.get_by_label("Draws secret (goes with the challenge)", exact=True).fill("S1")
+    author.label("Secret (optional)").fill("S1")
     author.page.wait_for_timeout(300)
     shared = challenge(author.page)
     link = share(author.page)
@@ -392,3 +419,74 @@ def test_a_shared_challenge_on_a_phone_needs_no_sideways_scrolling(open_arena, s
         page.screenshot(path=str(results_dir / "challenge-author-phone.png"), full_page=True)
     finally:
         phone.close()
+
+
+# -- the trial version: run the field, then your bot against it --------------------------------------
+
+def leaderboard(page) -> list[list[str]]:
+    rows = page.get_by_role("table", name=re.compile(r"^Leaderboard")).get_by_role("row")
+    return [[c.strip() for c in row.locator("th, td").all_inner_texts()] for row in rows.all()[1:]]
+
+
+def test_a_visitor_gets_the_authors_leaderboard_and_places_their_bot(open_arena, site_url, chromium, tmp_path,
+                                                                     results_dir):
+    author = open_arena(site_url)
+    fill_field(author.page, [{"name": "greedy", "code": GREEDY}, {"name": "first", "code": FIRST},
+                             {"name": "lucky", "code": "builtin:random"},
+                             {"name": "passer", "code": PASSER, "enabled": False}])
+    author.setup(games=2, seed=5)
+    author.label("Secret (optional)").fill("same games")
+    author.label("Step budget").fill(str(BUDGET))
+    link = share(author.page)
+    shared = challenge(author.page)
+    author.start_run()
+    assert author.wait_finished(300_000).startswith("Finished the tournament: 6 games")
+    authors_board = leaderboard(author.page)
+    authors_result = author.page.evaluate("window.kothArena.tournament.result")
+    assert sorted(row[1] for row in authors_board) == ["first", "greedy", "lucky"]  # passer is off
+
+    visitor_ctx = chromium.new_context(viewport={"width": 1280, "height": 900}, bypass_csp=True)
+    try:
+        page = visitor_ctx.new_page()
+        page.goto(link)
+        page.wait_for_function("window.kothArena && window.kothArena.ready", timeout=60_000)
+        expect(page.locator("#trial-title")).to_have_text("Trial of Flit")
+        assert challenge(page) == shared
+        page.get_by_label("Step budget", exact=True).fill(str(BUDGET))
+        page.get_by_role("button", name="Run", exact=True).click()
+        page.wait_for_function("window.kothArena.run === null && window.kothArena.tournament.result",
+                               timeout=300_000)
+        assert leaderboard(page) == authors_board
+        result = page.evaluate("window.kothArena.tournament.result")
+        assert result == authors_result
+
+        # The native tournament prints the same for the same challenge file.
+        with page.expect_download() as download:
+            page.get_by_role("button", name="Author's view").click()
+            page.get_by_role("button", name="Export file", exact=True).click()
+        path = tmp_path / "shared.challenge.json"
+        download.value.save_as(path)
+        native = subprocess.run([sys.executable, "-m", "engine", "tournament", "--challenge", path,
+                                 "--budget", str(BUDGET), "--json"],
+                                cwd=ROOT, capture_output=True, text=True, timeout=600)
+        assert native.returncode == 0, native.stderr
+        assert json.loads(native.stdout) == result
+
+        # Your bot against the field: where it would rank, the author's field unchanged.
+        page.get_by_role("button", name="Trial version").click()
+        page.get_by_label("Your bot's name", exact=True).fill("mine")
+        page.get_by_role("button", name="Run my bot against the field").click()
+        rank = page.locator("#trial-rank")
+        expect(rank).to_contain_text(re.compile(r"mine would rank (1st|2nd|3rd|4th)( \(tied\))? of 4\."),
+                                     timeout=300_000)
+        mine = [row for row in leaderboard(page) if row[1].startswith("mine")]
+        assert mine and mine[0][1] == "mine (your bot)", leaderboard(page)
+        assert rank.inner_text().startswith(f"mine would rank {_ordinal(int(mine[0][0]))}")
+        assert challenge(page) == shared
+        page.screenshot(path=str(results_dir / "challenge-trial-ranked.png"), full_page=True)
+    finally:
+        visitor_ctx.close()
+
+
+def _ordinal(n: int) -> str:
+    return f"{n}{ {1: 'st', 2: 'nd', 3: 'rd'}.get(n if n < 20 else n % 10, 'th')}"
