@@ -33,7 +33,15 @@ from engine.entries import UsageError, entry_from_form, runs_a_process, unique_n
 from engine.games.randomness import new_secret
 from engine.ranking import WIN_RATE
 from engine.registry import game_names, get_game
-from engine.tournament import PAIRS, DaskPlayers, LocalPlayers, Tournament, run_tournament, settled_marks
+from engine.tournament import (
+    PAIRS,
+    DaskPlayers,
+    LocalPlayers,
+    Tournament,
+    leaderboard_rows,
+    run_tournament,
+    tournament_seats,
+)
 
 UNTIL_SETTLED_FACTOR = 5  # --until-settled's default cap: this many times --games
 DEFAULT_GAMES = 2
@@ -131,18 +139,10 @@ def _game_and_forms(args: argparse.Namespace, challenge: Challenge | None) -> tu
 
 
 def _seats(spec, preset: str | None, n_entries: int, asked: int | None) -> int:
-    low, high = spec.bot_range(preset)
-    if spec.side_by_side:
-        if asked not in (None, 1):
-            raise UsageError(f"{spec.title} is played alone: --seats does not apply")
-        return 1
-    seats = asked if asked is not None else min(high, n_entries)
-    if not low <= seats <= high:
-        raise UsageError(f"{spec.title} ({spec.preset(preset).name}) seats {low} to {high} bots a "
-                         f"game, not {seats}")
-    if seats > n_entries:
-        raise UsageError(f"tables of {seats} need at least {seats} entries, got {n_entries}")
-    return seats
+    try:
+        return tournament_seats(spec, preset, n_entries, asked)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
 
 
 def build_tournament(args: argparse.Namespace) -> Tournament:
@@ -211,24 +211,14 @@ def run_tournament_command(args: argparse.Namespace) -> int:
 def print_leaderboard(tournament: Tournament) -> None:
     """The ranking (rich, or plain text without it), and the cross table in two-player games."""
     ranking = tournament.ranking()
-    marks = settled_marks(ranking)
     quoted = shlex.quote(tournament.secret)
     print(f"secret {quoted} (repeat this run with --seed {tournament.first_seed} --secret {quoted})")
     by_rate = tournament.by == WIN_RATE
     headers = ["#", "entry", "games", "W/D/L" if by_rate else "mean ± 95%", "95% interval", "faults",
                "settled"]
-    rows = []
-    for r, settled in zip(ranking, marks, strict=True):
-        s, (low, high) = r.standing, r.interval
-        if by_rate:
-            measure = f"{s.wins}/{s.draws}/{s.losses}"
-            interval = f"{low:.0%}–{high:.0%} (win rate {r.value:.0%})"
-        else:
-            half = (high - low) / 2
-            measure = f"{r.value:.1f} ± {half:.1f}" if half != float("inf") else f"{r.value:.1f}"
-            interval = f"{low:.1f}–{high:.1f}" if half != float("inf") else "–"
-        rows.append([str(r.place), r.name, str(s.games), measure, interval, str(s.faults),
-                     "settled" if settled else ""])
+    rows = [[str(row["place"]), row["name"], str(row["games"]), row["measure"], row["interval"],
+             str(row["faults"]), "settled" if row["settled"] else ""]
+            for row in leaderboard_rows(ranking, tournament.by)]
     title = (f"{tournament.spec.title} tournament ({tournament.kind}, {len(tournament.results)} games "
              f"from seed {tournament.first_seed}), ranked by "
              f"{'win rate (a draw is half a win)' if by_rate else 'mean score per game'}")

@@ -24,15 +24,21 @@ A match is one game: one table of entries on one seed (in ``alone``, one entry o
 Its ``MatchJob`` carries the entries by value (``engine.entries.Entry``), so it can be played
 in a worker process or on another machine, and its result depends on nothing but the job:
 the same tournament gives the same JSON however many workers play it.
+
+The page plays the same tournaments (``web/main.py``): ``tournament_from_challenge`` builds one
+from a challenge file as the command line does, ``run_tournament_async`` plays its plan with
+matches that are coroutines (several at once), and ``match_settings`` / ``result_of_series``
+are the two halves of playing a match that do not depend on where its bots run.
 """
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import json
 import math
 import random
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Awaitable, Callable, Iterable, Iterator
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass, field
 from multiprocessing import get_context
@@ -86,6 +92,23 @@ class MatchJob:
 
 
 # -- planning ----------------------------------------------------------------------------
+
+def tournament_seats(spec: GameSpec, preset: str | None, n_entries: int, asked: int | None) -> int:
+    """Seats at a table: ``asked``, or as many as the preset allows (at most the entries);
+    ``ValueError`` (one line) when the game cannot seat that many."""
+    low, high = spec.bot_range(preset)
+    if spec.side_by_side:
+        if asked not in (None, 1):
+            raise ValueError(f"{spec.title} is played alone: --seats does not apply")
+        return 1
+    seats = asked if asked is not None else min(high, n_entries)
+    if not low <= seats <= high:
+        raise ValueError(f"{spec.title} ({spec.preset(preset).name}) seats {low} to {high} bots a "
+                         f"game, not {seats}")
+    if seats > n_entries:
+        raise ValueError(f"tables of {seats} need at least {seats} entries, got {n_entries}")
+    return seats
+
 
 def tournament_kind(spec: GameSpec, seats: int) -> str:
     if spec.side_by_side:
@@ -245,6 +268,25 @@ def settled_marks(ranking: list[Ranked]) -> list[bool]:
             for i in range(len(ranking))]
 
 
+def leaderboard_rows(ranking: list[Ranked], by: str) -> list[dict[str, Any]]:
+    """The leaderboard as people read it, one row a place: the terminal's table and the
+    page's both show these texts (``measure``: W/D/L, or the mean ± the interval's half)."""
+    rows = []
+    for r, settled in zip(ranking, settled_marks(ranking), strict=True):
+        s, (low, high) = r.standing, r.interval
+        if by == WIN_RATE:
+            measure = f"{s.wins}/{s.draws}/{s.losses}"
+            interval = f"{low:.0%}–{high:.0%} (win rate {r.value:.0%})"
+        else:
+            half = (high - low) / 2
+            measure = f"{r.value:.1f} ± {half:.1f}" if half != float("inf") else f"{r.value:.1f}"
+            interval = f"{low:.1f}–{high:.1f}" if half != float("inf") else "–"
+        rows.append({"place": r.place, "name": r.name, "games": s.games, "wins": s.wins,
+                     "draws": s.draws, "losses": s.losses, "measure": measure, "interval": interval,
+                     "faults": s.faults, "settled": settled})
+    return rows
+
+
 def _number(value: float) -> float | None:
     return round(value, 6) if math.isfinite(value) else None
 
@@ -281,6 +323,22 @@ def play_match_remotely(job: MatchJob) -> tuple[MatchResult, str | None]:
     return result, json.dumps(document) if job.replay_path else None
 
 
+def match_settings(spec: GameSpec, preset: str | None, overrides: dict, seats: int) -> Any:
+    """A match's settings: the preset, the tournament's overrides, the players from its table."""
+    overrides = dict(overrides)
+    if spec.players_setting:
+        overrides[spec.players_setting] = seats
+    return spec.settings(preset, **overrides)
+
+
+def result_of_series(match: Match, document: dict) -> MatchResult:
+    """What the tournament keeps of a match, from the series document that played it."""
+    game = document["summary"]["games"][0]
+    scores = tuple(game["scores"])
+    return MatchResult(match.index, match.seed, match.table, scores, tuple(game["faults"]),
+                       unique_winner(scores) if len(scores) > 1 else None)
+
+
 def _play(job: MatchJob) -> tuple[MatchResult, dict]:
     from engine.bots.sandbox import Limits, Sandbox, Unsandboxed
     from engine.entries import bot_from_entry, runs_a_process
@@ -288,21 +346,14 @@ def _play(job: MatchJob) -> tuple[MatchResult, dict]:
     from engine.registry import get_game
 
     spec = get_game(job.game)
-    overrides = dict(job.overrides)
-    if spec.players_setting:
-        overrides[spec.players_setting] = len(job.entries)
-    settings = spec.settings(job.preset, **overrides)
+    settings = match_settings(spec, job.preset, job.overrides, len(job.entries))
     limits = Limits(memory_mb=job.memory_mb)
     sandbox = Sandbox(limits) if job.sandboxed else Unsandboxed(limits)
     bots = [bot_from_entry(e, spec.name, sandbox if runs_a_process(e, spec.name) else Unsandboxed(),
                            job.budget)
             for e in job.entries]
     document = run_series(spec, settings, bots, job.match.seed, 1, secret=job.secret).document
-    game = document["summary"]["games"][0]
-    scores = tuple(game["scores"])
-    result = MatchResult(job.match.index, job.match.seed, job.match.table, scores, tuple(game["faults"]),
-                         unique_winner(scores) if len(scores) > 1 else None)
-    return result, document
+    return result_of_series(job.match, document), document
 
 
 class DaskPlayers:
@@ -431,6 +482,15 @@ class Tournament:
             matches += self.tables.round(seed, None, self.next_index + len(matches))
         return self._matches(matches)
 
+    def first_round_size(self) -> int:
+        """How many matches ``first_round`` plans (without planning them)."""
+        n = len(self.entries)
+        if self.kind == PAIRS:
+            return n * (n - 1) // 2 * self.games
+        if self.kind == ALONE:
+            return n * self.games
+        return self.games * (n // self.seats)
+
     def more_games(self, cap: int) -> list[Match]:
         """``--until-settled``: one more round where the order is unclear (empty when none)."""
         from engine.ranking import entries_to_play_more, pairs_to_play_more
@@ -537,3 +597,61 @@ def run_tournament(tournament: Tournament, players: LocalPlayers | DaskPlayers, 
                 on_result(done, total)
         matches = tournament.more_games(cap) if until_settled else []
     return tournament
+
+
+async def run_tournament_async(tournament: Tournament, play: Callable[[Match], Awaitable[MatchResult]],
+                               parallel: int = 1, until_settled: bool = False, cap: int = 0,
+                               on_result: Callable[[int, int, MatchResult], None] | None = None
+                               ) -> Tournament:
+    """``run_tournament`` for matches that are coroutines (the page's, whose bots answer by
+    message): up to ``parallel`` matches at once, taken in plan order. Results are kept by
+    their place in the plan, so the JSON is the same whatever ``parallel`` is. A match that
+    raises (e.g. the run was stopped) cancels the others and the error propagates."""
+    if parallel < 1:
+        raise ValueError(f"parallel must be at least 1, got {parallel}")
+    matches = tournament.first_round()
+    count = [0, 0]  # done, total
+
+    async def player(waiting: list[Match]) -> None:
+        while waiting:
+            result = await play(waiting.pop())
+            tournament.record(result)
+            count[0] += 1
+            if on_result:
+                on_result(count[0], count[1], result)
+
+    while matches:
+        count[1] += len(matches)
+        waiting = list(reversed(matches))  # popped from the end: plan order
+        tasks = [asyncio.ensure_future(player(waiting)) for _ in range(min(parallel, len(waiting)))]
+        try:
+            await asyncio.gather(*tasks)
+        except BaseException:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            raise
+        matches = tournament.more_games(cap) if until_settled else []
+    return tournament
+
+
+def tournament_from_challenge(challenge: Any, secret: str | None = None,
+                              budget: int | None = None) -> Tournament:
+    """The tournament ``python -m engine tournament --challenge FILE`` plays when no flag
+    overrides the file (``engine.challenge.Challenge``); ``secret`` stands in for a file
+    without one (None: a fresh one). ``ValueError`` when the field cannot make a tournament."""
+    from engine.entries import unique_names
+    from engine.games.randomness import new_secret
+    from engine.registry import get_game
+
+    spec = get_game(challenge.game)
+    entries = unique_names(challenge.tournament_entries())
+    if len(entries) < 2:
+        raise ValueError(f"a tournament needs at least 2 entries, got {len(entries)}")
+    overrides = dict(challenge.settings)
+    spec.settings(challenge.preset, **overrides)  # bad presets and setting values, before any bot
+    seats = tournament_seats(spec, challenge.preset, len(entries), None)
+    chosen = challenge.secret if challenge.secret is not None else secret
+    return Tournament(spec, entries, challenge.games, challenge.seed,
+                      chosen if chosen is not None else new_secret(), seats, challenge.preset,
+                      overrides, budget=budget)

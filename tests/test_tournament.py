@@ -342,3 +342,95 @@ def test_a_step_budget_decides_time_in_a_tournament_the_same_in_every_process(tm
     standings = {s["name"]: s for s in json.loads(one.stdout)["standings"]}
     assert standings["looper"]["faults"] > 0 and standings["looper"]["wins"] == 0
     assert standings["greedy"]["faults"] == standings["pasted"]["faults"] == 0
+
+
+# -- the page's core: a challenge file, matches as coroutines --------------------------------
+
+def _challenge_text(**extra) -> str:
+    return json.dumps({
+        "format": "koth-arena-challenge", "version": 1, "title": "Flit, trial", "description": "",
+        "game": "flit", "settings": {"time_limit_ms": 2000}, "games": 2, "seed": 5, "secret": "S",
+        "entries": [{"name": "converter", "code": CONVERTER}, {"name": "first", "code": FIRST_MOVE},
+                    {"name": "passer", "code": PASSER}, {"name": "greedy", "code": "builtin:greedy"}],
+        **extra})
+
+
+@pytest.mark.parametrize("parallel", [1, 3])
+def test_async_tournament_from_a_challenge_prints_the_native_json(tmp_path, parallel):
+    """What the page runs (``tournament_from_challenge`` + ``run_tournament_async``, matches
+    finishing in a scrambled order) gives the command line's JSON for the same file."""
+    import asyncio
+    import random as stdlib_random
+
+    from engine.challenge import load_challenge
+    from engine.tournament import play_match, run_tournament_async, tournament_from_challenge
+
+    text = _challenge_text()
+    path = tmp_path / "challenge.json"
+    path.write_text(text, encoding="utf-8")
+    native = tournament_cli("--challenge", path, "--json")
+    assert native.returncode == 0, native.stderr
+
+    tournament = tournament_from_challenge(load_challenge(text))
+    delays = stdlib_random.Random(parallel)
+    seen: list[int] = []
+
+    async def play(match):
+        await asyncio.sleep(delays.random() / 100)
+        return play_match(tournament.job(match))
+
+    asyncio.run(run_tournament_async(tournament, play, parallel,
+                                     on_result=lambda done, total, r: seen.append(r.index)))
+    assert len(seen) == 12 and sorted(seen) == list(range(12))
+    if parallel > 1:
+        assert seen != sorted(seen)  # they did finish out of order
+    assert json.dumps(tournament.to_json()) + "\n" == native.stdout
+
+
+def test_async_tournament_stops_every_match_when_one_raises():
+    import asyncio
+
+    from engine.challenge import load_challenge
+    from engine.tournament import run_tournament_async, tournament_from_challenge
+
+    tournament = tournament_from_challenge(load_challenge(_challenge_text()))
+    cancelled = []
+
+    class Stopped(Exception):
+        pass
+
+    async def play(match):
+        if match.index == 1:
+            raise Stopped
+        try:
+            await asyncio.sleep(10)
+        except asyncio.CancelledError:
+            cancelled.append(match.index)
+            raise
+
+    with pytest.raises(Stopped):
+        asyncio.run(run_tournament_async(tournament, play, 3))
+    assert cancelled == [0, 2] and tournament.results == {}
+
+
+def test_a_challenge_without_secret_gets_the_one_given_or_a_fresh_one():
+    from engine.challenge import load_challenge
+    from engine.tournament import tournament_from_challenge
+
+    data = json.loads(_challenge_text())
+    del data["secret"]
+    challenge = load_challenge(json.dumps(data))
+    assert tournament_from_challenge(challenge, "mine").secret == "mine"
+    assert tournament_from_challenge(challenge).secret != tournament_from_challenge(challenge).secret
+    data["entries"] = data["entries"][:1]
+    with pytest.raises(ValueError, match="at least 2 entries"):
+        tournament_from_challenge(load_challenge(json.dumps(data)))
+
+
+@pytest.mark.parametrize("game,entries,seats,games", [
+    ("flit", 5, 2, 4), ("atomas", 3, 1, 5), ("abotcalypse", 7, 3, 4), ("abotcalypse", 6, 3, 2),
+])
+def test_first_round_size_is_what_the_first_round_plans(game, entries, seats, games):
+    field = [Entry(f"e{i}", "builtin", "random") for i in range(entries)]
+    tournament = Tournament(get_game(game), field, games, 1, "S", seats)
+    assert tournament.first_round_size() == len(tournament.first_round())

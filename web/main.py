@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import zlib
 
 import arena_bridge  # registered by controller_worker.js
 
@@ -321,3 +322,197 @@ def check_challenge(text: str) -> str:
         message = f"the challenge could not be checked ({type(exc).__name__}: {exc})"
         return json.dumps({"error": message[:500]})
     return json.dumps({"challenge": json.loads(challenge_json(challenge))})
+
+
+# ---- tournaments (docs/architecture.md "Tournaments in the page") --------------------------
+# The native tournament's own core (engine.tournament: the plan, the standings, the ranking,
+# the cross table) with matches played over the page's bot Workers, several at once. A
+# match's seats are Workers the controller Worker hands out per entry
+# (``arena_bridge.tournamentSeats``): a Worker only ever serves one entry's code.
+
+MAX_KEPT_REPLAY_BYTES = 256 * 1024 * 1024  # compressed replays kept for the viewer, in all
+
+
+class PageTournament:
+    """One tournament run: ``{type: "tournament", run, challenge, parallel, budget, focus}``."""
+
+    def __init__(self, owner: Controller, run: int, request: dict) -> None:
+        from engine.challenge import ChallengeError, load_challenge
+        from engine.tournament import tournament_from_challenge
+
+        self.owner = owner
+        self.run = run
+        try:
+            challenge = load_challenge(json.dumps(request.get("challenge")))
+        except ChallengeError as exc:
+            raise ValueError(f"the challenge: {exc}") from None
+        self.title = challenge.title
+        self.budget = _int_or_none(request.get("budget"))
+        if self.budget is not None and self.budget < 1:
+            raise ValueError(f"the step budget is a positive whole number, not {self.budget}")
+        self.tournament = tournament_from_challenge(challenge, budget=self.budget)
+        self.spec = self.tournament.spec
+        self.parallel_asked = _int_or_none(request.get("parallel"))
+        focus = request.get("focus")
+        self.focus = focus if isinstance(focus, str) and focus in self.tournament.names else None
+        self.sources = [Controller._source(self.spec, e.text if e.kind == "python" else f"builtin:{e.text}")
+                        for e in self.tournament.entries]
+        self.replays: dict[int, bytes] = {}
+        self.replay_bytes = 0
+        self.began = 0.0
+        self.plan: dict = {}
+        self.total = 0
+        self.last_game: dict | None = None
+
+    async def play_all(self) -> None:
+        from engine.tournament import run_tournament_async
+
+        t = self.tournament
+        self.plan = json.loads(arena_bridge.tournamentBegin(t.seats, json.dumps(self.parallel_asked)))
+        self.began = arena_bridge.now()
+        self.total = t.first_round_size()
+        self._progress(0)
+        await run_tournament_async(t, self._play, int(self.plan["parallel"]),
+                                   on_result=lambda done, total, result: self._progress(done, result))
+        _post({"type": "tournament-done", "run": self.run, **self._board(),
+               "tournament": t.to_json(), "elapsed_ms": round(arena_bridge.now() - self.began)})
+
+    # -- one match
+    async def _play(self, match):
+        from engine.tournament import match_settings, result_of_series
+
+        t = self.tournament
+        settings = match_settings(self.spec, t.preset, t.overrides, len(match.table))
+        names = [t.names[e] for e in match.table]
+        group = await arena_bridge.tournamentSeats(json.dumps(list(match.table)))
+        try:
+            document = await self._series(group, match, settings, names)
+        finally:
+            arena_bridge.tournamentFree(group)
+        self._keep_replay(match.index, document)
+        return result_of_series(match, document)
+
+    async def _series(self, group: int, match, settings, names: list[str]) -> dict:
+        steps = series_steps(self.spec, settings, names, match.seed, 1, None, self.tournament.secret)
+        hard = hard_limit_ms(settings.time_limit_ms)
+        value = None
+        while True:
+            if self.run in self.owner.stopped:
+                raise RunStopped
+            try:
+                step = steps.send(value)
+            except StopIteration as done:
+                return done.value
+            value = None
+            if isinstance(step, Calls):
+                value = {}
+                for call in step.calls:
+                    turn = {"op": "turn", "message": call.message}
+                    answer, elapsed, silent = await self._ask(group, call.bot, turn, hard)
+                    value[call.seat] = TurnReply(answer, elapsed, silent, self.budget is not None)
+            elif isinstance(step, Call):
+                value = await self._call(group, step, match)
+
+    async def _call(self, group: int, step: Call, match) -> BotAnswer:
+        if step.op == "load":
+            source = self.sources[match.table[step.bot]]
+            too_big = code_too_big(source)
+            if too_big:
+                return BotAnswer(error=too_big)
+            name = self.tournament.names[match.table[step.bot]]
+            request = {"op": "load", "game": self.spec.name, "name": name, "code": source}
+            if self.budget is not None:
+                request["budget"] = self.budget
+            answer, _, silent = await self._ask(group, step.bot, request, LOAD_LIMIT_MS)
+            return BotAnswer(error="the bot did not finish loading in time") if silent else answer
+        request = {"op": step.op, "message": step.message}
+        if step.seed is not None:
+            request["seed"] = step.seed
+        answer, _, silent = await self._ask(group, step.bot, request, LOAD_LIMIT_MS)
+        return BotAnswer(error=f"no reply to '{step.op}'") if silent else answer
+
+    async def _ask(self, group: int, seat: int, request: dict, wait_ms: int) -> tuple[BotAnswer, float, bool]:
+        self.owner.next_id += 1
+        request["id"] = rid = self.owner.next_id
+        text = json.dumps(request)
+        result = await arena_bridge.tournamentAsk(group, seat, rid, request["op"], text, wait_ms)
+        elapsed, state, checked = result.split(";", 2)
+        if state == "2" or self.run in self.owner.stopped:
+            raise RunStopped
+        if state != "1":
+            return BotAnswer(), float(elapsed), True
+        return _answer_from(checked), float(elapsed), False
+
+    # -- what the page is sent
+    def _keep_replay(self, index: int, document: dict) -> None:
+        packed = zlib.compress(json.dumps(document).encode("utf-8"), 6)
+        if self.replay_bytes + len(packed) <= MAX_KEPT_REPLAY_BYTES:
+            self.replays[index] = packed
+            self.replay_bytes += len(packed)
+
+    def replay(self, index: int) -> dict:
+        packed = self.replays.get(index)
+        if packed is None:
+            reason = ("that game has not been played" if index not in self.tournament.results
+                      else "its replay was not kept (the page keeps 256 MB of replays)")
+            return {"error": f"game {index + 1}: {reason}"}
+        return {"document": json.loads(zlib.decompress(packed))}
+
+    def _board(self) -> dict:
+        """The leaderboard as the engine ranks it now (and the cross table in pairs)."""
+        from engine.tournament import PAIRS, cross_table, leaderboard_rows
+
+        t = self.tournament
+        ranking = t.ranking()
+        rows = leaderboard_rows(ranking, t.by)
+        for row in rows:
+            row["focus"] = row["name"] == self.focus
+        board = {"title": self.title, "game": self.spec.name, "format": t.kind, "ranked_by": t.by,
+                 "seats": t.seats, "first_seed": t.first_seed, "secret": t.secret, "rows": rows,
+                 "cross": None, "order": [r.name for r in ranking]}
+        if t.kind == PAIRS:
+            board["cross"] = cross_table(t.names, t.ordered_results(), board["order"])
+        return board
+
+    def _progress(self, done: int, result=None) -> None:
+        elapsed = arena_bridge.now() - self.began
+        total = max(self.total, done)
+        eta = round(elapsed / done * (total - done)) if done else None
+        played = None
+        if result is not None:
+            t = self.tournament
+            played = {"index": result.index, "seed": result.seed, "seats": [t.names[e] for e in result.table],
+                    "scores": list(result.scores), "faults": list(result.faults),
+                    "winner": None if result.winner is None else t.names[result.table[result.winner]]}
+        _post({"type": "tournament-progress", "run": self.run, "done": done, "total": total,
+               "elapsed_ms": round(elapsed), "eta_ms": eta, "plan": self.plan, "played": played,
+               **self._board()})
+
+
+tournaments: dict[int, PageTournament] = {}  # the latest run's, for its replays
+
+
+async def run_tournament(request_json: str) -> None:
+    """A tournament run (the controller Worker's ``tournament`` message); ends with
+    ``tournament-done``, ``stopped`` or ``error``, as a match run does."""
+    request = json.loads(request_json)
+    run = int(request.get("run", 0))
+    try:
+        page = PageTournament(controller, run, request)
+        tournaments.clear()
+        tournaments[run] = page
+        await page.play_all()
+    except RunStopped:
+        _post({"type": "stopped", "run": run})
+    except Exception as exc:  # noqa: BLE001 - any failure must reach the page as a message
+        _post({"type": "error", "run": run, "message": f"{type(exc).__name__}: {exc}"})
+    finally:
+        arena_bridge.tournamentEnd()
+
+
+def tournament_replay(run: int, index: int) -> str:
+    """One game's replay document of the latest tournament, as JSON text."""
+    page = tournaments.get(int(run))
+    if page is None:
+        return json.dumps({"error": "that tournament's games are no longer kept"})
+    return json.dumps(page.replay(int(index)))

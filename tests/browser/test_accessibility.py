@@ -35,3 +35,16 @@ def test_no_serious_accessibility_problems(arena):
     arena.label("Bot 2 example").select_option("random")
     arena.run()
     assert _serious_violations(arena.page) == []
+
+
+def test_tournament_mode_has_no_serious_accessibility_problems(arena):
+    """The mode switch, the tournament's options, its leaderboard, cross table and games."""
+    arena.page.get_by_role("radio", name="Tournament").check()
+    assert _serious_violations(arena.page) == []
+    arena.setup(game="flit", games=2, seed=3, time_limit_ms=1000)
+    arena.button("Add entry").click()  # the field: the match's two bots and a third entry
+    arena.label("Parallel matches").select_option("2")
+    arena.start_run()
+    assert arena.wait_finished(300_000).startswith("Finished the tournament")
+    arena.page.get_by_text("Games played, each with its replay").click()
+    assert _serious_violations(arena.page) == []

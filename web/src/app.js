@@ -17,9 +17,12 @@ import { startModuleWorker } from "./embedded_worker.js";
 import { ChallengePanel } from "./challenge_panel.js";
 import { LINK_PREFIX } from "./challenge_link.js";
 
+import { TournamentView } from "./tournament.js";
+
 const MAX_PANELS = 8; // no game takes more bots than this (the spec's max_bots)
 const ENTRY_OPTION = "entry:"; // a seat's example menu value for an entry of the challenge
-const DEFAULT_SETTINGS = { game: null, preset: null, seed: 1, games: 10, perGame: {} };
+const DEFAULT_SETTINGS = { game: null, preset: null, seed: 1, games: 10, perGame: {}, mode: "match",
+  parallel: null, budget: null };
 const LIMITS = { seed: [0, 4294967295], games: [1, 1000] };
 const FIELD_LABELS = { seed: "Seed", games: "Games" };
 
@@ -116,9 +119,11 @@ function botsOf(game) {
   return botsByGame[key];
 }
 
-// How many bots the current game plays with: the saved count, within the preset's bounds.
+// How many bots the current game plays with: the saved count, within the preset's bounds
+// (in Tournament mode: the entries, 2 to MAX_PANELS whatever a game seats).
 function botCount(game = settings.game) {
   const g = gameSettings(game);
+  if (tournamentMode()) return Math.max(2, Math.min(MAX_PANELS, Number(g.entries) || Number(g.count) || 2));
   if (!specOf(game)) return Math.max(2, Math.min(MAX_PANELS, Number(g.count) || 2));
   const [lo, hi] = botBounds(game, g.preset);
   const p = presetOf(game, g.preset);
@@ -422,12 +427,13 @@ function showBots() {
   } finally {
     switching = false;
   }
-  const [lo, hi] = botBounds(g, gameSettings(g).preset);
+  const [lo, hi] = panelBounds(g);
   els.botCount.hidden = lo === hi;
   els.addBot.disabled = count >= hi;
   els.removeBot.disabled = count <= lo;
-  els.botLimits.textContent = !specOf(g) ? "" : lo === hi ? `This preset plays with ${lo} bots.`
-    : `This preset plays with ${lo} to ${hi} bots.`;
+  els.botLimits.textContent = !specOf(g) ? "" : tournamentMode() ? `A tournament's field here has ${lo} to ${hi} entries.`
+    : lo === hi ? `This preset plays with ${lo} bots.` : `This preset plays with ${lo} to ${hi} bots.`;
+  showTournamentField();
 }
 
 // ---- settings -----------------------------------------------------------------------------
@@ -538,6 +544,7 @@ function showSettings() {
   els.games.value = String(settings.games);
   panels.forEach(fillExampleSelect);
   showBots();
+  challengeModel.settingsChanged(); // a new field starts with the bots now on show
 }
 
 function readInt(input, label, lo, hi) {
@@ -598,15 +605,17 @@ function bindSettings() {
   });
   els.addBot.addEventListener("click", () => {
     const gs = gameSettings();
-    gs.count = Math.min(botBounds(settings.game, gs.preset)[1], botCount() + 1);
+    const key = tournamentMode() ? "entries" : "count";
+    gs[key] = Math.min(panelBounds(settings.game)[1], botCount() + 1);
     saveSettings();
     seedEmptyBots();
     showBots();
-    panels[gs.count - 1].name.focus();
+    panels[gs[key] - 1].name.focus();
   });
   els.removeBot.addEventListener("click", () => {
     const gs = gameSettings();
-    gs.count = Math.max(botBounds(settings.game, gs.preset)[0], botCount() - 1);
+    const key = tournamentMode() ? "entries" : "count";
+    gs[key] = Math.max(panelBounds(settings.game)[0], botCount() - 1);
     saveSettings();
     showBots();
     (els.removeBot.disabled ? els.addBot : els.removeBot).focus();
@@ -981,6 +990,8 @@ function onMessage(m) {
     poolReady = Number(m.ready) || 0;
     return undefined;
   }
+  if (m.type === "tournament-done" && m.run === tournamentView.run) challengePanel.showRank(m.rows);
+  if (tournamentView.onMessage(m)) return undefined;
   if (!run || m.run !== run.id) return; // stale or unknown run
   switch (m.type) {
     case "record_start": {
@@ -1104,6 +1115,10 @@ function onStatus(m) {
 
 async function startRun() {
   if (!worker || !ready || run || !specOf(settings.game)) return;
+  if (tournamentMode()) {
+    startTournament();
+    return;
+  }
   const g = settings.game;
   const spec = specOf(g);
   let seed, games, values;
@@ -1150,6 +1165,7 @@ async function startRun() {
   worker.postMessage({
     type: "run", run: run.id, game: g, preset: gameSettings(g).preset, settings: values, seed, games, bots,
     secret: secretInput.value || null, // empty: the controller draws one and reports it with "done"
+    budget: settings.budget ?? null, // steps per move (none: the time limit decides)
   });
 }
 
@@ -1169,13 +1185,15 @@ function stopRun() {
 function finishRun() {
   clearTimeout(stopTimer);
   stopTimer = null;
+  if (run && run.kind === "tournament") tournamentView.ended();
   if (run) viewer.endLive();
   run = null;
   els.run.disabled = !ready;
   els.stop.disabled = true;
 }
 
-// ---- the run's secret (kept like the settings; never put in share links) ----------------------
+// ---- the run's secret (kept like the settings; a challenge's file and link carry it, a match's
+// share link never does) ---------------------------------------------------------------------------
 const secretInput = $("secret");
 secretInput.value = String(store.load("secret", "") || "");
 secretInput.addEventListener("input", () => store.save("secret", secretInput.value));
@@ -1187,7 +1205,14 @@ challengeModel.bindSettings({
     const fields = {};
     for (const [k, v] of Object.entries(gameSettings(g).fields)) if (Number.isInteger(v)) fields[k] = v;
     return { game: g, preset: specOf(g) ? presetOf(g, gameSettings(g).preset).name : gameSettings(g).preset,
-      settings: fields, games: settings.games, seed: settings.seed };
+      settings: fields, games: settings.games, seed: settings.seed, secret: secretInput.value || null };
+  },
+  // The match's bots on show (a new field starts with them).
+  bots(game) {
+    if (!specOf(game)) return [];
+    return botsOf(game).slice(0, botCount(game)).map((b, i) => ({
+      name: b.name.trim() || `Bot ${i + 1}`, code: panels[i] && game === settings.game ? panels[i].editor.value : b.code,
+    }));
   },
   // A challenge the engine checked: its game, preset, settings, games and seed fill the form.
   set(c) {
@@ -1199,6 +1224,8 @@ challengeModel.bindSettings({
     gs.fields = { ...(c.settings || {}) };
     if (Number.isInteger(c.games)) settings.games = Math.min(LIMITS.games[1], Math.max(LIMITS.games[0], c.games));
     if (Number.isInteger(c.seed)) settings.seed = c.seed;
+    secretInput.value = typeof c.secret === "string" ? c.secret : "";
+    store.save("secret", secretInput.value);
     saveSettings();
     seedEmptyBots(c.game);
     showSettings();
@@ -1253,15 +1280,31 @@ function loadSeatEntry(i, entry) {
   panels[i].ex.value = "";
 }
 
-// The tournament view (TOURNEY's TournamentView, ISSUE9_CONTRACT.md) once the page has one.
-let tournamentView = null;
+// "Run my bot against the field": a tournament of the field and the visitor's bot, in
+// TournamentView (tournament.js), with the page's parallel matches and step budget.
 function runField(challenge, focus) {
-  if (!tournamentView) {
-    challengePanel.fail("Cannot run the field: this build of the page has no tournament mode.");
+  let budget;
+  try {
+    budget = readBudget();
+  } catch (e) {
+    challengePanel.fail(`Cannot run: ${e.message}.`);
     return false;
   }
-  tournamentView.start(challenge, { parallel: null, budget: null, focus });
-  return true;
+  if (!worker || !ready || run) {
+    challengePanel.fail(run ? "Cannot run now: a run is going (press Stop first)." : "Cannot run yet: Python is starting.");
+    return false;
+  }
+  showField();
+  clearError();
+  return tournamentView.start(challenge, { parallel: settings.parallel ?? null, budget, focus }) !== null;
+}
+
+// Tournament mode: the challenge is the field (a challenge link opens there).
+function showField() {
+  if (tournamentMode()) return;
+  settings.mode = "tournament";
+  saveSettings();
+  showMode();
 }
 
 const challengePanel = new ChallengePanel({
@@ -1269,11 +1312,70 @@ const challengePanel = new ChallengePanel({
   examples: () => examplesOf(settings.game),
   check: checkChallenge,
   runField,
+  showField: () => showField(),
   pageError: (text) => (text ? setError(text) : clearError()),
 });
 challengeModel.subscribe((change) => {
   if (change && (change.type === "edit" || change.type === "details" || change.type === "open")) return;
   panels.forEach(fillExampleSelect); // the seats' menus list the field's entries
+  showTournamentField();
+});
+// ---- tournament mode (docs/architecture.md "Tournaments in the page") -------------------------
+// The field is currentChallenge(): until the page has a challenge of its own
+// (web/src/challenge_model.js), the bot panels are the entries. The engine in the controller
+// plans, plays and ranks; TournamentView shows what it sends.
+const MAX_PARALLEL_CHOICE = 8;
+function tournamentMode() { return settings.mode === "tournament"; }
+
+// [min, max] panels: the preset's seats in a match, the entries of a tournament.
+function panelBounds(game) {
+  return tournamentMode() ? [2, MAX_PANELS] : botBounds(game, gameSettings(game).preset);
+}
+
+// The challenge the page shows, in the challenge file's format (docs/architecture.md): the
+// challenge section's field (web/src/challenge_model.js) with the form's settings.
+function currentChallenge() {
+  return challengeModel.currentChallenge();
+}
+
+const tournamentView = new TournamentView({
+  container: $("tournament"),
+  send: (message) => { if (worker) worker.postMessage(message); },
+  begin: () => {
+    if (!worker || !ready || run) return null;
+    saver.flush();
+    runCounter += 1;
+    store.save("run-counter", runCounter);
+    run = { id: runCounter, kind: "tournament", game: settings.game, names: [], records: [], summary: null, viewing: false };
+    els.run.disabled = true;
+    els.stop.disabled = false;
+    return run.id;
+  },
+  end: (text) => {
+    setStatus(text);
+    setProgress(1, "Tournament progress");
+    finishRun();
+    sendReplayCheck();
+  },
+  stop: () => stopRun(),
+  openReplay: (document, label) => {
+    let series;
+    try {
+      series = seriesFromDocument(document, gameNames());
+    } catch (e) {
+      setError(`Could not open ${label}: ${e.message}.`);
+      return;
+    }
+    const spec = specOf(series.game);
+    series.title = spec.title || spec.name;
+    viewer.load({ ...series, renderer: spec.renderer }).catch((e) => setError(`The board cannot show ${label}: ${e.message}.`));
+    setStatus(`Showing tournament ${label}: ${series.bots.join(" vs ")}, seed ${series.records[0] ? series.records[0].seed : "?"}.`);
+    $("board-area").focus();
+  },
+  status: (text, fraction) => {
+    setStatus(text);
+    setProgress(fraction, "Tournament progress");
+  },
 });
 
 // ---- the page inside a Stack Snippet (engine/snippet.py's boot script sets kothEmbed) ----------
@@ -1305,10 +1407,88 @@ async function startEmbedded() {
   embedDone = true;
 }
 
+function startTournament() {
+  let budget;
+  try {
+    readInt(els.seed, FIELD_LABELS.seed, ...LIMITS.seed);
+    readInt(els.games, FIELD_LABELS.games, ...LIMITS.games);
+    readFields(settings.game);
+    budget = readBudget();
+  } catch (e) {
+    setError(`Cannot run: ${e.message}.`);
+    return;
+  }
+  const challenge = currentChallenge();
+  const empty = challenge.entries.find((e) => e.enabled !== false && !e.code.trim());
+  if (empty) {
+    setError(`Cannot run: the entry ${empty.name} has no code.`);
+    return;
+  }
+  clearError();
+  panels.forEach((p) => p.console.clear());
+  tournamentView.start(challenge, { parallel: settings.parallel ?? null, budget, focus: null });
+}
+
+function readBudget() {
+  const input = $("budget");
+  return input.value.trim() === "" ? null : readInt(input, "Step budget", 1, 1000000000);
+}
+
+function showTournamentField() {
+  const field = $("tournament-field");
+  if (!field || !tournamentMode()) return;
+  const names = challengeModel.entries().filter((e) => e.enabled).map((e) => e.name);
+  field.textContent = `The field: the challenge's ${names.length} playing entr${names.length === 1 ? "y" : "ies"}`
+    + `${names.length ? ` (${names.join(", ")})` : ""}; edit them in the Challenge section.`;
+}
+
+function showMode() {
+  const t = tournamentMode();
+  $("mode-match").checked = !t;
+  $("mode-tournament").checked = t;
+  for (const node of document.querySelectorAll(".tournament-only")) node.hidden = !t;
+  for (const node of document.querySelectorAll(".match-only")) node.hidden = t;
+  $("tournament-section").hidden = !t;
+  $("results-section").hidden = t;
+  $("challenge").hidden = !t; // the field of a tournament; a match plays the seats below
+  document.body.classList.toggle("tournament-mode", t);
+  showBots();
+}
+
+function bindTournament() {
+  const parallel = $("parallel");
+  parallel.replaceChildren(option("", "Automatic"),
+    ...Array.from({ length: MAX_PARALLEL_CHOICE }, (_, i) => option(String(i + 1), String(i + 1))));
+  parallel.value = Number.isInteger(settings.parallel) ? String(settings.parallel) : "";
+  parallel.addEventListener("change", () => {
+    settings.parallel = parallel.value ? Number(parallel.value) : null;
+    saveSettings();
+  });
+  const budget = $("budget");
+  budget.value = Number.isInteger(settings.budget) ? String(settings.budget) : "";
+  budget.addEventListener("input", () => {
+    const v = Number(budget.value);
+    settings.budget = budget.value.trim() !== "" && Number.isInteger(v) && v >= 1 ? v : null;
+    saveSettings();
+  });
+  for (const radio of document.querySelectorAll('input[name="mode"]')) {
+    radio.addEventListener("change", () => {
+      if (!radio.checked || run) return showMode();
+      settings.mode = radio.value === "tournament" ? "tournament" : "match";
+      saveSettings();
+      seedEmptyBots();
+      showMode();
+    });
+  }
+  els.panels.addEventListener("input", () => showTournamentField());
+}
+
 // ---- wiring -----------------------------------------------------------------------------------
+bindTournament();
 if (specs.length) useSpecs(specs);
 bindSettings();
 showSettings();
+showMode();
 showResults([], null);
 
 els.form.addEventListener("submit", (e) => { e.preventDefault(); startRun(); });
@@ -1348,4 +1528,6 @@ window.kothArena = {
   stackExchangeDialog,
   get embedded() { return embed ? { done: embedDone } : null; },
   challengePanel,
+  tournament: tournamentView,
+  currentChallenge,
 };

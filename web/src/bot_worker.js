@@ -6,7 +6,7 @@
 //                     {type: "serve"}                  (sync mode: you have a bot now)
 //                     {type: "req", id, json, port}    (a host request, JSON text, and the
 //                                                       MessagePort its reply goes to)
-// Bot -> controller:  {type: "ready", mode, ms} | {type: "failed", message}
+// Bot -> controller:  {type: "ready", mode, ms, heap} | {type: "failed", message}
 //                     on the request's port: {id, json} (the host's reply, JSON text)
 //
 // The host reads requests in one of three modes:
@@ -188,7 +188,10 @@ async function init({ indexURL, interruptBuffer, wasmModule, channels, snapshot,
   pyodide.runPython(BOOT);
   const serve = pyodide.globals.get("_serve");
   withholdFromBots();
-  const ready = (mode) => postToController({ type: "ready", mode, ms: performance.now() });
+  // heap: the Python heap's size now, before any bot code has run (the controller sizes its
+  // tournaments by it).
+  const heap = pyodide._module && pyodide._module.HEAP8 ? pyodide._module.HEAP8.length : 0;
+  const ready = (mode) => postToController({ type: "ready", mode, ms: performance.now(), heap });
 
   if (channels) {
     const requests = new Channel(channels.request);

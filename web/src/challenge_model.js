@@ -1,6 +1,6 @@
 // The page's challenge: a title, a description and a field of up to 32 entries, one
 // challenge per game, kept in localStorage under "challenge:field:<game>". Its game, preset,
-// settings, games and seed are the page's settings form (app.js binds them with
+// settings, games, seed and secret are the page's settings form (app.js binds them with
 // bindSettings), so currentChallenge() is always the challenge file the page shows
 // (docs/architecture.md "Challenge file"). This module only keeps and edits the field; it
 // checks nothing a challenge file's reader must check: the engine (engine/challenge.py, in
@@ -18,9 +18,23 @@ const MAX_KEPT = 8; // challenges kept aside per game (a link or a file replaced
 
 const saver = store.makeSaver(250);
 const listeners = new Set();
-const fields = {}; // game -> {title, description, secret, entries: [...], open}
-let settingsSource = null; // {get() -> {game, preset, settings, games, seed}, set(challenge)}
+const fields = {}; // game -> {title, description, entries: [...], open}
+// {get() -> {game, preset, settings, games, seed, secret}, set(challenge), bots(game) -> [{name, code}]}
+let settingsSource = null;
 let removed = null; // the last deleted entry, for undo: {game, entry, index}
+
+// The match seats' bots as they were stored when the page loaded (before this visit seeded
+// any examples): a visitor's own code, which becomes the first entries of a game's field.
+const botsAtLoad = new Map();
+try {
+  for (let i = 0; i < localStorage.length; i++) {
+    const key = localStorage.key(i);
+    const m = key && key.startsWith(store.PREFIX) ? /^bots:(\w+)$/.exec(key.slice(store.PREFIX.length)) : null;
+    if (m) botsAtLoad.set(m[1], store.load(`bots:${m[1]}`, null));
+  }
+} catch {
+  // storage blocked: nothing to take over
+}
 
 window.addEventListener("pagehide", () => saver.flush());
 document.addEventListener("visibilitychange", () => { if (document.hidden) saver.flush(); });
@@ -38,7 +52,7 @@ export function currentChallenge() {
   out.settings = { ...s.settings };
   out.games = s.games;
   out.seed = s.seed;
-  if (f.secret) out.secret = f.secret;
+  if (s.secret) out.secret = s.secret;
   out.entries = f.entries.map(entryJson);
   return out;
 }
@@ -48,7 +62,7 @@ export function currentChallenge() {
 // without code, an entry is not added: subscribers get {type: "added", added, skipped:
 // [{name, reason}]} so the page can say which and why.
 export function addEntries(list) {
-  const f = fieldOf(currentGame());
+  const f = fieldOf(currentGame(), true);
   const skipped = [];
   let added = 0;
   for (const item of Array.isArray(list) ? list : []) {
@@ -76,8 +90,8 @@ export function subscribe(fn) {
 
 // ---- the page's settings ---------------------------------------------------------------------
 
-// app.js: get() gives {game, preset, settings, games, seed} as the form holds them; set(c)
-// puts a challenge's into the form.
+// app.js: get() gives {game, preset, settings, games, seed, secret} as the form holds them;
+// set(c) puts a challenge's into the form; bots(game) the match's bots on show.
 export function bindSettings(source) {
   settingsSource = source;
 }
@@ -88,7 +102,8 @@ function pageSettings() {
   const game = typeof s.game === "string" ? s.game : null;
   const g = s.perGame && game && s.perGame[game] ? s.perGame[game] : {};
   return { game, preset: typeof g.preset === "string" ? g.preset : null, settings: { ...(g.fields || {}) },
-    games: Number.isInteger(s.games) ? s.games : 10, seed: Number.isInteger(s.seed) ? s.seed : 1 };
+    games: Number.isInteger(s.games) ? s.games : 10, seed: Number.isInteger(s.seed) ? s.seed : 1,
+    secret: store.load("secret", "") || null };
 }
 
 export function currentGame() { return pageSettings().game; }
@@ -103,22 +118,21 @@ export function entry(id, game = currentGame()) { return fieldOf(game).entries.f
 export function openId(game = currentGame()) { return fieldOf(game).open; }
 export function details(game = currentGame()) {
   const f = fieldOf(game);
-  return { title: titleOf(f, game), description: f.description, secret: f.secret };
+  return { title: titleOf(f, game), description: f.description };
 }
 
 export function setDetails(patch) {
   const g = currentGame();
-  const f = fieldOf(g);
+  const f = fieldOf(g, true);
   if (typeof patch.title === "string") f.title = patch.title.slice(0, MAX_TITLE_CHARS);
   if (typeof patch.description === "string") f.description = patch.description.slice(0, MAX_DESCRIPTION_CHARS);
-  if (patch.secret !== undefined) f.secret = patch.secret ? String(patch.secret) : null;
   changed(g, { type: "details" });
 }
 
 // A new entry (code: a starting example); returns its id, or null when the field is full.
 export function addEntry(code = "", name = "Entry") {
   const g = currentGame();
-  const f = fieldOf(g);
+  const f = fieldOf(g, true);
   if (f.entries.length >= MAX_ENTRIES) return null;
   const e = makeEntry(f, { name, code });
   f.entries.push(e);
@@ -242,7 +256,6 @@ export function replaceChallenge(challenge, reason = "file") {
   const f = blank();
   f.title = String(challenge.title || "").slice(0, MAX_TITLE_CHARS);
   f.description = String(challenge.description || "").slice(0, MAX_DESCRIPTION_CHARS);
-  f.secret = typeof challenge.secret === "string" && challenge.secret ? challenge.secret : null;
   const list = Array.isArray(challenge.entries) ? challenge.entries : [];
   for (const item of list.slice(0, MAX_ENTRIES)) f.entries.push(makeEntry(f, item));
   f.open = null;
@@ -296,33 +309,37 @@ function keepAside(game, field, reason) {
 // ---- inside ---------------------------------------------------------------------------------
 
 function blank() {
-  return { title: "", description: "", secret: null, entries: [], open: null };
+  return { title: "", description: "", entries: [], open: null };
 }
 
-// The stored field of a game; the first time, the visitor's saved bots of that game (the
-// ones the match panels show) become its entries, so the code a visitor had is in the field.
-function fieldOf(game) {
+// The stored field of a game. A game without one starts with the match's bots (the visitor's
+// saved code, or the examples on show), so nothing a visitor had is missing from the field; a
+// field with nothing in it yet is only kept once something changes it (keep: a mutation).
+function fieldOf(game, keep = false) {
   const key = game ?? "";
   if (fields[key]) return fields[key];
   const stored = game ? store.load(`challenge:field:${game}`, null) : null;
-  fields[key] = stored ? normaliseField(stored) : migrateBots(game);
-  return fields[key];
+  const f = stored ? normaliseField(stored) : migrateBots(game);
+  if (stored || f.entries.length || keep) fields[key] = f;
+  if (!stored && f.entries.length && game) store.save(`challenge:field:${game}`, f);
+  return f;
 }
 
 function migrateBots(game) {
   const f = blank();
   if (!game) return f;
-  const bots = store.load(`bots:${game}`, null);
-  const s = store.load("settings", {}) || {};
-  const count = s.perGame && s.perGame[game] && Number.isInteger(s.perGame[game].count) ? s.perGame[game].count : 2;
-  if (Array.isArray(bots)) {
-    for (const b of bots.slice(0, Math.max(1, count))) {
-      if (!b || typeof b.code !== "string" || !b.code.trim() || typeof b.name !== "string") continue;
-      if (f.entries.some((e) => e.code === b.code)) continue;
-      f.entries.push(makeEntry(f, { name: b.name.trim() || "Entry", code: b.code }));
-    }
+  let bots = settingsSource && settingsSource.bots ? settingsSource.bots(game) : null;
+  if (!bots || !bots.some((b) => b && typeof b.code === "string" && b.code.trim())) {
+    const saved = botsAtLoad.get(game);
+    const s = store.load("settings", {}) || {};
+    const count = s.perGame && s.perGame[game] && Number.isInteger(s.perGame[game].count) ? s.perGame[game].count : 2;
+    bots = Array.isArray(saved) ? saved.slice(0, Math.max(1, count)) : [];
   }
-  store.save(`challenge:field:${game}`, f); // once: later visits read the field itself
+  for (const b of bots) {
+    if (!b || typeof b.code !== "string" || !b.code.trim() || typeof b.name !== "string") continue;
+    if (f.entries.some((e) => e.code === b.code)) continue;
+    f.entries.push(makeEntry(f, { name: b.name.trim() || "Entry", code: b.code }));
+  }
   return f;
 }
 
@@ -330,7 +347,6 @@ function normaliseField(raw) {
   const f = blank();
   f.title = typeof raw.title === "string" ? raw.title.slice(0, MAX_TITLE_CHARS) : "";
   f.description = typeof raw.description === "string" ? raw.description.slice(0, MAX_DESCRIPTION_CHARS) : "";
-  f.secret = typeof raw.secret === "string" && raw.secret ? raw.secret : null;
   for (const e of Array.isArray(raw.entries) ? raw.entries.slice(0, MAX_ENTRIES) : []) {
     if (e && typeof e.name === "string" && typeof e.code === "string") f.entries.push(makeEntry(f, e));
   }
@@ -377,7 +393,7 @@ function entryJson(e) {
 function titleOf(f, game) { return f.title.trim() ? f.title : `${game || "KotH"} challenge`; }
 
 function copyField(f) {
-  return { title: f.title, description: f.description, secret: f.secret, open: null,
+  return { title: f.title, description: f.description, open: null,
     entries: f.entries.map((e) => ({ ...e })) };
 }
 

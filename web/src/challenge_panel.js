@@ -17,6 +17,7 @@ const $ = (id) => document.getElementById(id);
 export class ChallengePanel {
   // deps: {createEditor, examples() -> {name: code}, check(text) -> Promise<{challenge}|{error}>,
   //        runField(challenge, focusName) -> bool (false: tournaments cannot run now),
+  //        showField() (tournament mode: the challenge is the field),
   //        pageError(text), pageStatus(text)}
   constructor(deps) {
     this.deps = deps;
@@ -25,7 +26,7 @@ export class ChallengePanel {
       viewTrial: $("view-trial"), viewAuthor: $("view-author"), trial: $("challenge-trial"), author: $("challenge-author"),
       kept: $("challenge-kept"), keptText: $("challenge-kept-text"), restore: $("challenge-restore"),
       discard: $("challenge-discard"),
-      title: $("challenge-title"), description: $("challenge-description"), secret: $("challenge-secret"),
+      title: $("challenge-title"), description: $("challenge-description"),
       exportBtn: $("export-challenge"), importBtn: $("import-challenge"), file: $("challenge-file"),
       share: $("share-challenge"), linkBox: $("challenge-link-box"), url: $("challenge-url"),
       warning: $("challenge-link-warning"), warningText: $("challenge-link-warning-text"),
@@ -52,7 +53,6 @@ export class ChallengePanel {
     e.viewAuthor.addEventListener("click", () => this.setView("author"));
     e.title.addEventListener("input", () => model.setDetails({ title: e.title.value }));
     e.description.addEventListener("input", () => model.setDetails({ description: e.description.value }));
-    e.secret.addEventListener("input", () => model.setDetails({ secret: e.secret.value }));
     e.add.addEventListener("click", () => this.addEntry());
     e.undo.addEventListener("click", () => {
       const id = model.undoDelete();
@@ -111,7 +111,7 @@ export class ChallengePanel {
     switch (change.type) {
       case "edit": this.renderSummary(change.id); break;
       case "details": this.renderTrial(); break;
-      case "settings": break;
+      case "settings": this.renderList(); this.renderTrial(); break;
       case "added":
         this.renderAll();
         if (change.skipped && change.skipped.length) {
@@ -135,7 +135,6 @@ export class ChallengePanel {
     const e = this.els;
     if (document.activeElement !== e.title) e.title.value = d.title;
     if (document.activeElement !== e.description) e.description.value = d.description;
-    if (document.activeElement !== e.secret) e.secret.value = d.secret || "";
     this.renderList();
     this.renderTrial();
     this.renderView();
@@ -157,6 +156,12 @@ export class ChallengePanel {
     const open = model.openId();
     if (this.body && this.body.id !== open) this.closeBody();
     const items = list.map((entry, i) => this.entryItem(entry, i, list.length, entry.id === open));
+    if (!items.length) {
+      const empty = document.createElement("li");
+      empty.className = "entry-empty";
+      empty.textContent = "No entries yet: Add entry starts one from an example; or import a challenge file.";
+      items.push(empty);
+    }
     this.els.list.replaceChildren(...items);
     this.els.count.textContent = `${list.length} of ${model.MAX_ENTRIES} · ${list.filter((x) => x.enabled).length} playing`;
     this.els.add.disabled = list.length >= model.MAX_ENTRIES;
@@ -180,6 +185,11 @@ export class ChallengePanel {
       this.focusLater(`[data-id="${entry.id}"] .entry-on`);
     });
     const openBtn = button(entry.name, "entry-open");
+    const caret = document.createElement("span");
+    caret.className = "entry-caret";
+    caret.setAttribute("aria-hidden", "true");
+    caret.textContent = isOpen ? " ▾" : " ▸";
+    openBtn.append(caret);
     openBtn.setAttribute("aria-expanded", String(isOpen));
     openBtn.setAttribute("aria-controls", `entry-body-${entry.id}`);
     openBtn.title = isOpen ? "Close the editor" : "Open in the editor";
@@ -474,6 +484,7 @@ export class ChallengePanel {
     const taken = await this.importText(text, "the challenge link", "link");
     if (taken) {
       history.replaceState(null, "", location.pathname + location.search);
+      this.deps.showField();
       this.view = "trial";
       store.save("challenge:view", "trial");
       this.renderView();

@@ -38,6 +38,8 @@ let queuedRuns = [];
 let verifyReplayPy = null; // main.py's verify_replay, once Python is ready
 let checkChallengePy = null; // main.py's check_challenge, once Python is ready
 let queuedChallengeChecks = [];
+let runTournamentPy = null; // main.py's run_tournament and tournament_replay
+let tournamentReplayPy = null;
 let queuedVerifies = []; // replay files sent before Python was ready
 let resolvePageInit = null;
 // The page's first message: what it knows (the digest of the stored Python snapshot).
@@ -86,6 +88,7 @@ class BotWorker {
           this.isReady = true;
           this.mode = ["sync", "jspi", "push"].includes(data.mode) ? data.mode : "push";
           this.readyMs = Number(data.ms) || null; // its own clock: how long its start-up took
+          this.heapBytes = Number(data.heap) || 0; // its Python heap, before any bot code ran
           if (scriptBots === null) scriptBots = this.mode !== "push";
           resolve(this);
           postPool();
@@ -451,6 +454,220 @@ const bridge = {
   stopRequested: () => stopRequested(),
 };
 
+// ---- tournaments (docs/architecture.md "Tournaments in the page") ----------------------
+// main.py plays several matches at once. Each match's seats are Slots handed out per entry:
+// a Worker that ran an entry's code is kept for that entry's next match (its code is loaded
+// afresh by the match, never another entry's), and the Workers of other entries are stopped
+// to make room, so that at most `cap` bot Workers live besides the warm spares.
+const MEMORY_SHARE = 0.25; // of the device's memory (navigator.deviceMemory) bot Workers may use
+const DEFAULT_DEVICE_GB = 4; // where the browser does not say (deviceMemory is capped at 8)
+const WORKER_OVERHEAD_MB = 24; // a bot Worker's memory besides its Python heap (scripts/bench_web)
+const MAX_PARALLEL = 16;
+const TOURNAMENT_WAIT_SLICE_MS = 50; // how often a wait for a bot looks at Stop
+let tournamentSeats = null;
+
+// A bot Worker's memory: its Python heap as it reported when ready (before any bot code ran),
+// or the snapshot it starts from, plus the rest of the Worker.
+function botWorkerMb() {
+  const heaps = warm.concat(tournamentSeats ? tournamentSeats.bots() : [])
+    .map((bot) => bot.heapBytes || 0).filter((n) => n > 0);
+  const heap = heaps.length ? Math.max(...heaps) : snapshot ? snapshot.byteLength : 64 * 2 ** 20;
+  return heap / 2 ** 20 + WORKER_OVERHEAD_MB;
+}
+
+// How many matches at once: the number asked for, or one pair of bot Workers per core but
+// one (the controller's), fewer when the device's memory is short.
+function tournamentPlan(seats, asked) {
+  const cores = Math.max(1, (Number(navigator.hardwareConcurrency) || 2) - 1);
+  const deviceGb = Number(navigator.deviceMemory) || DEFAULT_DEVICE_GB;
+  const workerMb = botWorkerMb();
+  const budgetMb = deviceGb * 1024 * MEMORY_SHARE;
+  const spares = Math.min(WARM_BOTS, seats);
+  const byMemory = Math.max(1, Math.floor((budgetMb / workerMb - spares) / seats));
+  const fixed = Number.isInteger(asked) && asked >= 1;
+  const parallel = fixed ? Math.min(asked, MAX_PARALLEL) : Math.min(cores, byMemory, MAX_PARALLEL);
+  // Idle Workers of entries are kept while the memory allows: up to one more table's worth.
+  const cap = Math.max(seats * parallel, Math.min(seats * (parallel + 1), Math.floor(budgetMb / workerMb) - spares));
+  return { parallel, fixed, cores, byMemory, seats, cap, spares,
+    workerMb: Math.round(workerMb), budgetMb: Math.round(budgetMb), deviceGb };
+}
+
+class TournamentSeats {
+  constructor(plan) {
+    this.cap = plan.cap;
+    this.spares = plan.spares;
+    this.idle = new Map(); // entry -> [Slot], its Workers not in a match now
+    this.idleOrder = []; // [entry, Slot], least recently used first
+    this.groups = new Map(); // group id -> {entries, slots}
+    this.nextGroup = 0;
+    this.started = 0; // bot Workers taken from the warm ones (each a snapshot start)
+    this.peakWorkers = 0;
+  }
+
+  bots() {
+    const out = [];
+    for (const g of this.groups.values()) for (const s of g.slots) if (s.bot && !s.bot.dead) out.push(s.bot);
+    for (const [, s] of this.idleOrder) if (s.bot && !s.bot.dead) out.push(s.bot);
+    return out;
+  }
+
+  take(entries) {
+    const slots = entries.map((entry) => this.slotFor(entry));
+    this.nextGroup += 1;
+    this.groups.set(this.nextGroup, { entries, slots });
+    return this.nextGroup;
+  }
+
+  slotFor(entry) {
+    const list = this.idle.get(entry) || [];
+    while (list.length) {
+      const slot = list.pop();
+      this.idleOrder = this.idleOrder.filter(([, s]) => s !== slot);
+      if (slot.bot && !slot.bot.dead) return slot;
+    }
+    const inUse = [...this.groups.values()].reduce((n, g) => n + g.slots.length, 0);
+    while (inUse + 1 + this.idleOrder.length > this.cap && this.idleOrder.length) {
+      const [oldEntry, oldest] = this.idleOrder.shift();
+      const rest = (this.idle.get(oldEntry) || []).filter((s) => s !== oldest);
+      this.idle.set(oldEntry, rest);
+      if (oldest.bot) oldest.bot.kill();
+    }
+    this.started += 1;
+    return new Slot();
+  }
+
+  free(id) {
+    const group = this.groups.get(id);
+    if (!group) return;
+    this.groups.delete(id);
+    group.slots.forEach((slot, i) => {
+      if (!slot.bot || slot.bot.dead) return;
+      const entry = group.entries[i];
+      if (!this.idle.has(entry)) this.idle.set(entry, []);
+      this.idle.get(entry).push(slot);
+      this.idleOrder.push([entry, slot]);
+    });
+  }
+
+  // Every Worker the tournament used ran untrusted code: none is ever reused after it.
+  close() {
+    for (const bot of this.bots()) bot.kill();
+    for (const g of this.groups.values()) for (const s of g.slots) if (s.bot) s.bot.kill();
+    this.groups.clear();
+    this.idle.clear();
+    this.idleOrder = [];
+  }
+
+  count() {
+    const live = this.bots().length + warm.filter((bot) => !bot.dead).length;
+    this.peakWorkers = Math.max(this.peakWorkers, live);
+    return live;
+  }
+}
+
+// A sync-mode bot's reply, awaited without blocking this Worker (other matches go on):
+// Atomics.waitAsync on the reply mailbox, in slices so that Stop is seen.
+async function awaitReplyAsync(bot, id, deadline) {
+  const replies = bot.replies;
+  for (;;) {
+    const seq = replies.seq;
+    if (seq === id) {
+      try {
+        return checkedReply(replies.read());
+      } catch (err) {
+        if (!(err instanceof ChannelOverflow)) throw err;
+        return malformed(`the reply is ${err.size.toLocaleString("en")} bytes, `
+          + `more than ${MAX_REPLY_CHARS.toLocaleString("en")}`);
+      }
+    }
+    if (!activeRun || activeRun.stopped || stopRequested()) return STOPPED;
+    const left = deadline - performance.now();
+    if (left <= 0 || bot.dead) return null;
+    const slice = Math.min(left, TOURNAMENT_WAIT_SLICE_MS);
+    if (typeof Atomics.waitAsync === "function") {
+      const waiting = Atomics.waitAsync(replies.header, 0, seq, slice);
+      if (waiting.async) await waiting.value;
+    } else {
+      await new Promise((resolve) => setTimeout(resolve, 1));
+    }
+  }
+}
+
+// One question to a seat of a match (main.py's tournamentAsk): always a Promise of the reply
+// text (replyText), whatever mode the bot Worker is in.
+async function askSeat(groupId, seat, id, op, json, waitMs) {
+  const group = tournamentSeats && tournamentSeats.groups.get(groupId);
+  if (!group) return replyText(0, STOPPED);
+  const slot = group.slots[seat];
+  const fresh = !slot.bot || slot.bot.dead;
+  const bot = await slot.worker();
+  if (fresh) {
+    refillWarm(tournamentSeats.spares); // the next match's Workers start meanwhile
+    tournamentSeats.count();
+  }
+  if (bot === STOPPED) return replyText(0, STOPPED);
+  if (op === "load") slot.loadJson = json;
+  if (bot.mode !== "sync") return askAsync(slot, id, json, waitMs);
+  const began = performance.now();
+  if (!bot.post(id, json)) {
+    return replyText(0, JSON.stringify({ error: "the request is too big for the channel to the bot" }));
+  }
+  const reply = await awaitReplyAsync(bot, id, began + waitMs);
+  const elapsed = performance.now() - began;
+  if (reply === STOPPED) {
+    bot.kill();
+  } else if (reply === null && !bot.dead) {
+    bot.interrupt[0] = 2; // as askSync: interrupt its Python, then terminate its Worker
+    if (await awaitReplyAsync(bot, id, performance.now() + INTERRUPT_GRACE_MS) === null) bot.kill();
+  }
+  return replyText(elapsed, reply);
+}
+
+const tournamentBridge = {
+  tournamentBegin: (seats, askedJson) => {
+    release();
+    const plan = tournamentPlan(Number(seats), JSON.parse(askedJson));
+    tournamentSeats = new TournamentSeats(plan);
+    refillWarm(plan.spares);
+    return JSON.stringify(plan);
+  },
+  tournamentSeats: async (entriesJson) => tournamentSeats.take(JSON.parse(entriesJson)),
+  tournamentAsk: (group, seat, id, op, json, waitMs) => askSeat(group, seat, id, op, json, waitMs),
+  tournamentFree: (group) => { if (tournamentSeats) tournamentSeats.free(group); },
+  tournamentWorkers: () => JSON.stringify(tournamentSeats
+    ? { live: tournamentSeats.count(), peak: tournamentSeats.peakWorkers, started: tournamentSeats.started,
+      workerMb: Math.round(botWorkerMb()) }
+    : null),
+  tournamentEnd: () => {
+    if (tournamentSeats) tournamentSeats.close();
+    tournamentSeats = null;
+    refillWarm();
+    postPool();
+  },
+};
+
+Object.assign(bridge, tournamentBridge);
+
+function startTournament(data) {
+  const run = new RunStop(data.run);
+  activeRun = run;
+  runTournamentPy(JSON.stringify(data)).catch((err) => {
+    self.postMessage({ type: "error", run: data.run, message: String(err) });
+  }).finally(() => {
+    if (activeRun === run) activeRun = null;
+  });
+}
+
+function tournamentReplay(data) {
+  let reply;
+  try {
+    reply = JSON.parse(tournamentReplayPy(Number(data.run), Number(data.index)));
+  } catch (err) {
+    reply = { error: `the game could not be read (${String(err).slice(0, 300)})` };
+  }
+  self.postMessage({ type: "tournament-replay", run: data.run, index: data.index, ...reply });
+}
+
 // ---- start-up ------------------------------------------------------------------------
 async function start() {
   status("loading", "Loading Python (Pyodide)…", 0.05);
@@ -520,6 +737,8 @@ async function start() {
   controller = main.controller;
   verifyReplayPy = main.verify_replay;
   checkChallengePy = main.check_challenge;
+  runTournamentPy = main.run_tournament;
+  tournamentReplayPy = main.tournament_replay;
   const games = JSON.parse(main.games_json());
   startup.engine = performance.now();
   status("loading", "Starting the bots' Python…", 0.6);
@@ -544,7 +763,7 @@ async function start() {
   }
   const runs = queuedRuns;
   queuedRuns = [];
-  runs.forEach(startRun);
+  runs.forEach((r) => (r.type === "tournament" ? startTournament(r) : startRun(r)));
   const verifies = queuedVerifies;
   queuedVerifies = [];
   verifies.forEach(verifyReplay);
@@ -642,6 +861,11 @@ self.onmessage = (event) => {
   } else if (data.type === "run") {
     if (controller) startRun(data);
     else queuedRuns.push(data);
+  } else if (data.type === "tournament") {
+    if (controller) startTournament(data);
+    else queuedRuns.push(data);
+  } else if (data.type === "tournament-replay") {
+    if (tournamentReplayPy) tournamentReplay(data);
   } else if (data.type === "verify") {
     if (verifyReplayPy) verifyReplay(data);
     else queuedVerifies.push(data);
@@ -654,6 +878,7 @@ self.onmessage = (event) => {
     if (activeRun && activeRun.id === data.run) {
       activeRun.stop();
       for (const slot of slots) if (slot.bot) slot.bot.kill();
+      if (tournamentSeats) tournamentSeats.close();
     }
   }
 };

@@ -1,0 +1,159 @@
+"""Tournament mode: the page's leaderboard is the native tournament's, whatever the number of
+matches at once; Stop ends it at any moment; any game opens in the viewer by keyboard."""
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import expect
+
+pytestmark = pytest.mark.browser
+
+ROOT = Path(__file__).resolve().parents[2]
+BUDGET = 1_000_000  # steps a move may take: no soft time limit, the same result everywhere
+
+CONVERTER = """\
+def move(view):
+    neutrals = set(view.pieces(5))
+    best, gain = (0, 0, 0, 0), -1
+    for m in view.moves():
+        g = sum(p in neutrals for p in view.neighbours(m[2], m[3]))
+        if g > gain:
+            best, gain = m, g
+    return best
+"""
+FIRST_MOVE = """\
+def move(view):
+    moves = view.moves()
+    return moves[0] if moves else (0, 0, 0, 0)
+"""
+# Seeded by the engine (each game's bot seed): the same moves natively and in the page.
+RANDOM_MOVE = """\
+import random
+
+def move(view):
+    moves = view.moves()
+    return random.choice(moves) if moves else (0, 0, 0, 0)
+"""
+SPINNER = "def move(view):\n    while True:\n        pass\n"
+
+
+def _challenge(entries: list[tuple[str, str]], games: int = 2, seed: int = 7) -> dict:
+    return {"format": "koth-arena-challenge", "version": 1, "title": "Flit in the page",
+            "description": "", "game": "flit", "preset": "trial", "settings": {"time_limit_ms": 100},
+            "games": games, "seed": seed, "secret": "tourney-test",
+            "entries": [{"name": name, "code": code} for name, code in entries]}
+
+
+def _fill_field(arena, challenge: dict, parallel: str) -> None:
+    """The challenge's field (the Challenge section's entries), as a visitor would set it up."""
+    arena.page.get_by_role("radio", name="Tournament").check()
+    arena.setup(game="flit", games=challenge["games"], seed=challenge["seed"])
+    arena.label("Preset").select_option(challenge["preset"])
+    arena.label("Time limit (ms)").fill(str(challenge["settings"]["time_limit_ms"]))
+    arena.page.evaluate("""(list) => { const c = window.kothArena.challenge;
+        for (const e of [...c.entries()]) c.deleteEntry(e.id);
+        c.addEntries(list); }""", challenge["entries"])
+    arena.label("Secret (optional)").fill(challenge["secret"])
+    arena.label("Step budget").fill(str(BUDGET))
+    arena.label("Parallel matches").select_option(parallel)
+
+
+def _leaderboard(arena) -> list[list[str]]:
+    rows = arena.page.get_by_role("table", name=re.compile(r"^Leaderboard")).get_by_role("row")
+    return [[c.strip() for c in row.locator("th, td").all_inner_texts()] for row in rows.all()[1:]]
+
+
+@pytest.mark.parametrize("parallel,isolated", [("1", True), ("2", True), ("2", False)])
+def test_the_page_leaderboard_is_the_native_tournament_json(open_arena, isolated_url, plain_url, tmp_path,
+                                                            results_dir, parallel, isolated):
+    """Cross-origin isolated, the bots answer through shared memory (awaited with
+    Atomics.waitAsync); without isolation, by messages: the same JSON either way."""
+    arena = open_arena(isolated_url if isolated else plain_url)
+    example = arena.page.evaluate("() => window.kothArena.getCode(0)")  # the greedy example
+    assert "def move" in example
+    challenge = _challenge([("converter", CONVERTER), ("first", FIRST_MOVE), ("lucky", RANDOM_MOVE),
+                            ("greedy", example)])
+    path = tmp_path / "challenge.json"
+    path.write_text(json.dumps(challenge), encoding="utf-8")
+    native = subprocess.run([sys.executable, "-m", "engine", "tournament", "--challenge", path,
+                             "--budget", str(BUDGET), "--json"],
+                            cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert native.returncode == 0, native.stderr
+    expected = json.loads(native.stdout)
+
+    _fill_field(arena, challenge, parallel)
+    shown = arena.page.evaluate("window.kothArena.currentChallenge()")
+    del shown["title"], challenge["title"]
+    assert shown == challenge
+    arena.start_run()
+    status = arena.wait_finished(300_000)
+    assert status.startswith("Finished the tournament: 12 games"), status
+    assert arena.page.evaluate("window.kothArena.tournament.result") == expected
+
+    # What the visitor reads: the native ranking, W/D/L, faults and settled places ...
+    board = _leaderboard(arena)
+    assert [row[1] for row in board] == [s["name"] for s in expected["standings"]]
+    for row, s in zip(board, expected["standings"], strict=True):
+        assert row[2] == str(s["games"]) and row[3] == f"{s['wins']}/{s['draws']}/{s['losses']}"
+        assert row[5] == str(s["faults"]) and (row[6] == "settled") == s["settled"]
+    # ... and the cross table, row against column.
+    cross = arena.page.get_by_role("table", name=re.compile(r"^Cross table"))
+    order = [s["name"] for s in expected["standings"]]
+    for a in order:
+        cells = cross.get_by_role("row").filter(has=arena.page.get_by_role("rowheader", name=a, exact=True))
+        texts = [c.strip() for c in cells.locator("td").all_inner_texts()]
+        want = ["·" if a == b else "{wins}-{draws}-{losses}".format(**expected["cross"][a][b]) for b in order]
+        assert texts == want, (a, texts, want)
+    mode = "isolated" if isolated else "plain"
+    shot = results_dir / f"tournament-parallel-{parallel}-{mode}.png"
+    arena.page.screenshot(path=str(shot), full_page=True)
+
+
+def test_a_game_of_the_tournament_opens_in_the_viewer_by_keyboard(arena):
+    challenge = _challenge([("converter", CONVERTER), ("first", FIRST_MOVE), ("lucky", RANDOM_MOVE)])
+    arena.page.get_by_role("radio", name="Match").focus()
+    arena.page.keyboard.press("ArrowRight")  # radio buttons: arrows move the choice
+    expect(arena.page.get_by_role("radio", name="Tournament")).to_be_checked()
+    _fill_field(arena, challenge, "2")
+    arena.start_run()
+    assert arena.wait_finished(300_000).startswith("Finished the tournament: 6 games")
+    summary = arena.page.get_by_text("Games played, each with its replay")
+    summary.focus()
+    arena.page.keyboard.press("Enter")
+    games = arena.page.get_by_role("table", name=re.compile(r"^Games played"))
+    expect(games.get_by_role("row")).to_have_count(7)  # a header and 6 games
+    fourth = games.get_by_role("row").nth(4).locator("td").all_inner_texts()
+    watch = arena.button("Watch game 4")
+    watch.focus()
+    arena.page.keyboard.press("Enter")
+    expect(arena.status).to_contain_text("Showing tournament game 4")
+    record = arena.records()[0]
+    assert record["seed"] == int(fourth[0]) and " vs ".join(record["bots"]) == fourth[1]
+    assert "–".join(map(str, record["result"]["scores"])) == fourth[2]
+    expect(arena.page.locator("canvas#board")).to_have_attribute("aria-label", re.compile(r"^Flit board"))
+
+
+def test_stop_ends_a_tournament_at_once_and_the_next_one_runs(arena):
+    """A spinning bot under a 60 s limit (its hard limit is 600 s): Stop ends the tournament
+    within moments; the page runs the next one with fresh Workers."""
+    challenge = _challenge([("spinner", SPINNER), ("first", FIRST_MOVE), ("converter", CONVERTER)])
+    challenge["settings"]["time_limit_ms"] = 60_000
+    _fill_field(arena, challenge, "2")
+    arena.label("Step budget").fill("")
+    arena.start_run()
+    expect(arena.status).to_contain_text("Tournament:")
+    arena.page.wait_for_timeout(1500)  # the spinner is being asked
+    arena.button("Stop").click()
+    assert arena.wait_finished(10_000) == "Stopped."
+    expect(arena.page.get_by_role("table", name=re.compile(r"^Leaderboard"))).to_contain_text("(stopped)")
+    arena.page.evaluate("""(code) => { const c = window.kothArena.challenge; const id = c.entries()[0].id;
+        c.renameEntry(id, "again"); c.editEntry(id, { code }); }""", FIRST_MOVE)
+    arena.label("Time limit (ms)").fill("1000")
+    arena.start_run()
+    assert arena.wait_finished(300_000).startswith("Finished the tournament: 6 games")
+    assert [row[1] for row in _leaderboard(arena)].count("again") == 1
