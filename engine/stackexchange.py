@@ -17,7 +17,7 @@ from html.parser import HTMLParser
 from typing import Any
 from urllib.parse import urlsplit
 
-from engine.challenge import MAX_CODE_BYTES, MAX_LINK_CHARS, MAX_NAME_CHARS
+from engine.challenge import LANGUAGES, MAX_CODE_BYTES, MAX_LINK_CHARS, MAX_NAME_CHARS
 
 DEFAULT_SITE = "codegolf"
 API_ROOT = "https://api.stackexchange.com/2.3"
@@ -294,6 +294,12 @@ def entry_from_answer(item: Any, site: str = DEFAULT_SITE) -> ImportedEntry | An
             "native-only", f"written in {language}: the page runs Python answers only; the native "
             "controller runs it (python -m engine tournament ... cmd:COMMAND)",
             name, author, link, answer_id, language)
+    if language is not None and language not in LANGUAGES:  # a Python this engine does not run
+        label = "Python 2" if language == "python2" else language
+        return AnswerProblem(
+            "native-only", f"written in {label}, which this version of the engine does not run in the "
+            "page; the native controller runs it (cmd:python2 bot.py)", name, author, link, answer_id,
+            language)
     if parsed.code is None or not parsed.code.strip():
         return AnswerProblem("no-code", "the answer has no code block", name, author, link, answer_id,
                              language)

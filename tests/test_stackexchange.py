@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.challenge import load_challenge
+from engine.challenge import LANGUAGES, load_challenge
 from engine.stackexchange import (
     AnswerProblem,
     ImportedEntry,
@@ -19,6 +19,7 @@ from engine.stackexchange import (
 )
 
 DATA = Path(__file__).parent / "data" / "se"
+PYTHON2 = "python2" in LANGUAGES  # Python 2 answers are entries once the engine runs them
 
 
 def recorded(name: str) -> dict:
@@ -56,21 +57,31 @@ def test_bad_site_name():
 
 def test_recorded_answers_become_entries_and_problems():
     entries, problems = entries_from_answers(all_items())
-    assert [e.name for e in entries] == ["Edgebot", "Greedy Gus", "Corner Camper", "Passer"]
-    assert [e.language for e in entries] == ["python2", "python3", "python3", "python3"]
-    assert [e.author for e in entries] == ["Jörg Hülsermann", "Ann O'Nym", "Cam Per", "user262131"]
-    assert entries[0].link == "https://codegolf.stackexchange.com/a/262110"
-    assert [(p.kind, p.name) for p in problems] == [("native-only", "Rook"), ("no-code", "Talker")]
-    assert problems[0].language == "Java" and "Python answers only" in problems[0].reason
-    assert problems[1].reason == "the answer has no code block"
+    names = ["Greedy Gus", "Corner Camper", "Passer"]
+    assert [e.name for e in entries] == (["Edgebot"] if PYTHON2 else []) + names
+    assert [e.language for e in entries] == (["python2"] if PYTHON2 else []) + ["python3"] * 3
+    assert [e.author for e in entries][-3:] == ["Ann O'Nym", "Cam Per", "user262131"]
+    assert entries[-3].link == "https://codegolf.stackexchange.com/a/262113"
+    kinds = [(p.kind, p.name) for p in problems]
+    edgebot = [] if PYTHON2 else [("native-only", "Edgebot")]
+    assert kinds == [*edgebot, ("native-only", "Rook"), ("no-code", "Talker")]
+    rook, talker = problems[-2:]
+    assert rook.language == "Java" and "Python answers only" in rook.reason
+    assert talker.reason == "the answer has no code block"
+    if not PYTHON2:
+        edge = problems[0]
+        assert (edge.language, edge.author) == ("python2", "Jörg Hülsermann")
+        assert edge.reason.startswith("written in Python 2, which this version of the engine does not run")
+        assert edge.link == "https://codegolf.stackexchange.com/a/262110"
 
 
 def test_code_is_the_first_block_with_entities_decoded():
-    entries, _ = entries_from_answers(all_items())
-    edge = entries[0].code
+    edge_item = dict(all_items()[0])
+    edge_item["body"] = edge_item["body"].replace("Python 2, Edgebot", "Python 3, Edgebot")
+    edge = entry_from_answer(edge_item).code
     assert 'if line != "M":' in edge and "d[0] < size and d[1] >= 0" in edge
     assert "'x == 0 or y == 0' & keep" in edge and "&amp;" not in edge and "&lt;" not in edge
-    gus = entries[1].code
+    gus = entry_from_answer(all_items()[1]).code
     assert gus.startswith("def move(view):\n") and "$ python -m engine" not in gus  # not the 2nd block
     compile(gus, "gus.py", "exec")
 
@@ -99,7 +110,7 @@ def test_header_forms(header, name, language):
     body = f"<h1>{header}</h1><pre class='lang-py'><code>def move(view):\n    return 0\n</code></pre>"
     result = entry_from_answer({"answer_id": 7, "body": body, "owner": {"display_name": "x"}})
     assert (result.name, result.language) == (name, language)
-    assert isinstance(result, ImportedEntry) == (language.startswith("python"))
+    assert isinstance(result, ImportedEntry) == (language in LANGUAGES)
 
 
 def test_no_header_named_after_the_author():

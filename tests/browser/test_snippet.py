@@ -2,7 +2,8 @@
 allowed and no same-origin (an opaque origin: no SharedArrayBuffer, no storage to rely on),
 on a question page. Everything it loads is routed to local files: Pyodide's CDN
 (node_modules/pyodide), the package index's wheel URL (the wheel scripts/build_wheel.py
-built) and the Stack Exchange API (the recorded responses in tests/data/se/)."""
+built) and the Stack Exchange API (the recorded responses in tests/data/se/). Its leaderboard
+is the page's for the same field."""
 from __future__ import annotations
 
 import hashlib
@@ -14,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from engine import __version__
-from engine.snippet import SnippetOptions, export_snippet, pypi_wheel_url, snippet_document
+from engine.challenge import LANGUAGES
+from engine.snippet import SnippetOptions, export_snippet, pack_challenge, pypi_wheel_url, snippet_document
 from engine.stackexchange import parse_question_ref
 
 pytestmark = pytest.mark.browser
@@ -25,13 +27,15 @@ PYODIDE = ROOT / "node_modules" / "pyodide"
 QUESTION_PAGE = "https://codegolf.test/questions/262108/flit-king-of-the-hill"
 SNIPPET_FRAME = "https://stacksnippets.test/js"
 BOOT_TIMEOUT_MS = 120_000
+TOURNAMENT_TIMEOUT_MS = 600_000
+BUDGET = 1_000_000  # steps a move may take: no soft time limit, the same result on every machine
+PYTHON2 = "python2" in LANGUAGES  # the Python 2 answer joins the field once the engine runs it
 FIRST = "def move(view):\n    m = sorted(view.moves())\n    return m[0] if m else (0, 0, 0, 0)\n"
 CHALLENGE = {
-    "format": "koth-arena-challenge", "version": 1, "title": "Flit, trial", "description": "Three entries.",
-    "game": "flit", "preset": "trial", "settings": {}, "games": 2, "seed": 1, "secret": "S",
-    "entries": [{"name": "greedy", "author": "the engine", "code": "builtin:greedy"},
-                {"name": "random", "code": "builtin:random"},
-                {"name": "first", "author": "Ann", "code": FIRST}],
+    "format": "koth-arena-challenge", "version": 1, "title": "Flit, trial", "description": "Two entries.",
+    "game": "flit", "preset": "trial", "settings": {"time_limit_ms": 1000}, "games": 2, "seed": 1,
+    "secret": "S", "entries": [{"name": "greedy", "author": "the engine", "code": "builtin:greedy"},
+                               {"name": "first", "author": "Ann", "code": FIRST}],
 }
 CONTENT_TYPES = {".mjs": "text/javascript", ".js": "text/javascript", ".wasm": "application/wasm",
                  ".zip": "application/zip", ".json": "application/json"}
@@ -44,16 +48,18 @@ def pyodide_version() -> str:
 
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory) -> Path:
-    spec = importlib.util.spec_from_file_location("koth_build_wheel_browser", ROOT / "scripts" / "build_wheel.py")
+    path = ROOT / "scripts" / "build_wheel.py"
+    spec = importlib.util.spec_from_file_location("koth_build_wheel_browser", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module.build_wheel(tmp_path_factory.mktemp("dist"))
 
 
 def markdown_for(wheel: Path, sha256: str | None = None) -> str:
+    question = parse_question_ref(QUESTION_PAGE.replace(".test", ".stackexchange.com"))
     options = SnippetOptions(version=__version__, pyodide_version=pyodide_version(),
                              wheel_sha256=sha256 or hashlib.sha256(wheel.read_bytes()).hexdigest(),
-                             question=parse_question_ref(QUESTION_PAGE.replace(".test", ".stackexchange.com")))
+                             question=question)
     return export_snippet(json.dumps(CHALLENGE), options)
 
 
@@ -65,8 +71,8 @@ class SnippetSite:
         self.requests: list[str] = []
         document = snippet_document(markdown)
         wheel_bytes = wheel.read_bytes()
-        question = ('<!doctype html><title>Flit KotH</title><h1>Flit KotH</h1>'
-                    f'<iframe id="snippet" sandbox="allow-scripts allow-forms allow-modals" src="{SNIPPET_FRAME}"'
+        question = ('<!doctype html><title>Flit KotH</title><h1>Flit KotH</h1><iframe id="snippet"'
+                    f' sandbox="allow-scripts allow-forms allow-modals" src="{SNIPPET_FRAME}"'
                     ' style="width: 1240px; height: 1400px" title="Snippet result"></iframe>')
 
         def page(route):
@@ -79,19 +85,20 @@ class SnippetSite:
             name = route.request.url.split("?")[0].rsplit("/", 1)[-1]
             self.requests.append(f"cdn {name}")
             path = PYODIDE / name
-            if not route.request.url.startswith(f"https://cdn.jsdelivr.net/npm/pyodide@{pyodide_version()}/") \
-                    or not path.is_file():
+            pinned = f"https://cdn.jsdelivr.net/npm/pyodide@{pyodide_version()}/"
+            if not route.request.url.startswith(pinned) or not path.is_file():
                 route.fulfill(status=404, headers=CORS, body="not found")
                 return
-            route.fulfill(status=200, body=path.read_bytes(),
-                          headers={**CORS, "Content-Type": CONTENT_TYPES.get(path.suffix, "application/octet-stream")})
+            content_type = CONTENT_TYPES.get(path.suffix, "application/octet-stream")
+            route.fulfill(status=200, body=path.read_bytes(), headers={**CORS, "Content-Type": content_type})
 
         def index(route):
             self.requests.append(f"wheel {route.request.url}")
             if route.request.url != pypi_wheel_url(__version__):
                 route.fulfill(status=404, headers=CORS, body="not found")
                 return
-            route.fulfill(status=200, body=wheel_bytes, headers={**CORS, "Content-Type": "application/octet-stream"})
+            route.fulfill(status=200, body=wheel_bytes,
+                          headers={**CORS, "Content-Type": "application/octet-stream"})
 
         def api(route):
             query = route.request.url.split("?", 1)[1]
@@ -117,8 +124,8 @@ def open_snippet(context):
     return page, frame, errors
 
 
-def test_snippet_boots_from_the_wheel_adds_the_answers_and_plays_like_the_page(arena_context, wheel, open_arena,
-                                                                              site_url):
+def test_snippet_boots_from_the_wheel_adds_the_answers_and_ranks_like_the_page(arena_context, wheel,
+                                                                              open_arena, site_url):
     site = SnippetSite(arena_context, markdown_for(wheel), wheel)
     page, frame, errors = open_snippet(arena_context)
     frame.wait_for_function("window.kothArena && window.kothArena.embedded && window.kothArena.embedded.done",
@@ -128,47 +135,54 @@ def test_snippet_boots_from_the_wheel_adds_the_answers_and_plays_like_the_page(a
     assert site.requests[0] == f"wheel {pypi_wheel_url(__version__)}"
     assert {"cdn pyodide.asm.wasm", "cdn python_stdlib.zip", "api page 1", "api page 2"} <= set(site.requests)
     status = frame.locator("#status").inner_text()
-    assert "4 answers of the question joined the field" in status
+    joined = ["Greedy Gus", "Corner Camper", "Passer"]
+    if PYTHON2:
+        joined.insert(0, "Edgebot")
+    assert f"{len(joined)} answers of the question joined the field" in status, status
     assert "Rook (native only)" in status and "Talker (the answer has no code block)" in status
 
     # The trial view of the challenge: the author's entries, then the question's answers.
+    order = [e["name"] for e in CHALLENGE["entries"]] + joined
     trial = frame.get_by_role("list", name="The field").inner_text()
-    order = ["greedy", "random", "first", "Edgebot", "Greedy Gus", "Corner Camper", "Passer"]
     positions = [trial.index(name) for name in order]
     assert positions == sorted(positions), trial
     field = frame.evaluate("window.kothArena.challenge.currentChallenge()")
-    assert field["title"] == "Flit, trial" and field["secret"] == "S" and field["seed"] == 1
-    assert field["entries"][3]["link"] == "https://codegolf.stackexchange.com/a/262110"
+    assert [e["name"] for e in field["entries"]] == order
+    assert (field["title"], field["secret"], field["seed"], field["games"]) == ("Flit, trial", "S", 1, 2)
+    assert field["entries"][-3]["link"] == "https://codegolf.stackexchange.com/a/262113"
 
-    # A match in the snippet (the author's view: seats chosen from the field), and the same
-    # match in the page: the same results.
-    frame.get_by_role("button", name="Author's view", exact=True).click()
-    frame.get_by_label("Secret (optional)", exact=True).fill("S")
-    frame.get_by_label("Games", exact=True).fill("2")
-    frame.get_by_label("Bot 1 example", exact=True).select_option("greedy")
-    frame.get_by_label("Bot 2 example", exact=True).select_option(label="first")
-    before = frame.evaluate("window.kothArena.runsStarted")
-    frame.get_by_role("button", name="Run", exact=True).click()
-    frame.wait_for_function(f"window.kothArena.runsStarted > {before} && window.kothArena.run === null",
-                            timeout=BOOT_TIMEOUT_MS)
-    assert frame.locator("#status").inner_text().startswith("Finished"), frame.locator("#status").inner_text()
-    snippet_rows = results(frame)
+    # The field's tournament in the snippet (it opens in tournament mode: one Run away) ...
+    snippet_result, snippet_board = run_tournament(frame, len(order))
+    assert [row[1] for row in snippet_board] == [s["name"] for s in snippet_result["standings"]]
+    assert sorted(snippet_result["entries"]) == sorted(order)
+    page.screenshot(path=str(ROOT / "test-results" / "snippet-leaderboard.png"), full_page=True)
 
-    arena = open_arena(site_url)
-    arena.setup(game="flit", games=2, seed=1)
-    arena.label("Secret (optional)").fill("S")
-    arena.label("Bot 1 example").select_option("greedy")
-    arena.set_bot(2, FIRST, name="first")
-    arena.run()
-    assert results(arena.page) == snippet_rows
-    assert len(snippet_rows) == 2 and {r[0] for r in snippet_rows} == {"greedy", "first"}
+    # ... and in the page, opened from a challenge link holding the same field: the same result.
+    arena = open_arena(f"{site_url}#c={pack_challenge(json.dumps(field))}")
+    arena.page.wait_for_function(f"window.kothArena.challenge.entries().length === {len(order)}")
+    arena.page.get_by_role("radio", name="Tournament").check()
+    page_result, page_board = run_tournament(arena.page, len(order))
+    assert page_result == snippet_result
+    assert page_board == snippet_board
     assert errors == []
 
 
-def results(where) -> list[list[str]]:
-    table = where.get_by_role("table", name=re.compile(r"^Results\b"))
-    rows = table.locator("tbody tr")
-    return sorted([c.strip() for c in row.locator("th, td").all_inner_texts()] for row in rows.all())
+def run_tournament(where, entries: int) -> tuple[dict, list[list[str]]]:
+    """Run the field's tournament with a step budget (the same result on any machine): the
+    engine's result and the leaderboard the visitor reads."""
+    where.get_by_label("Step budget", exact=True).fill(str(BUDGET))
+    where.get_by_label("Parallel matches", exact=True).select_option("2")
+    before = where.evaluate("window.kothArena.runsStarted")
+    where.get_by_role("button", name="Run", exact=True).click()
+    where.wait_for_function(f"window.kothArena.runsStarted > {before} && window.kothArena.run === null",
+                            timeout=TOURNAMENT_TIMEOUT_MS)
+    games = entries * (entries - 1)  # every pair, two games (one seed, both seatings)
+    status = where.locator("#status").inner_text()
+    assert status.startswith(f"Finished the tournament: {games} games"), status
+    result = where.evaluate("window.kothArena.tournament.result")
+    rows = where.get_by_role("table", name=re.compile(r"^Leaderboard")).get_by_role("row")
+    board = [[c.strip() for c in row.locator("th, td").all_inner_texts()] for row in rows.all()[1:]]
+    return result, board
 
 
 def test_a_wheel_that_is_not_the_pinned_one_is_refused(arena_context, wheel):

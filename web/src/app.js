@@ -1404,6 +1404,13 @@ async function startEmbedded() {
       + `${left.length ? `; not added: ${left.join(", ")}` : ""}. Press Run to play.`);
     if (result.error) setError(`Some answers could not be read: ${result.error}.`);
   }
+  // The snippet shows the field's leaderboard: tournament mode, one Run away.
+  if (!tournamentMode() && !run) {
+    settings.mode = "tournament";
+    saveSettings();
+    showMode();
+    showTournamentField();
+  }
   embedDone = true;
 }
 
