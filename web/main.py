@@ -516,3 +516,33 @@ def tournament_replay(run: int, index: int) -> str:
     if page is None:
         return json.dumps({"error": "that tournament's games are no longer kept"})
     return json.dumps(page.replay(int(index)))
+
+
+# ---- a Stack Snippet of the challenge (issue 9; web/src/snippet_export.js) ------------------
+def export_snippet(challenge_text: str, options_json: str) -> str:
+    """The challenge (the page's, as a challenge file's text) as a Stack Snippet's markdown.
+
+    ``options``: ``{question, site, wheelUrl, sha256, pyodideVersion}`` (question and the URL
+    and hash optional). Returns JSON ``{markdown, size, limit}``, or ``{error}`` (a bad
+    challenge or option, or a snippet over the post's limit, with its ``size``)."""
+    from engine import __version__
+    from engine.challenge import ChallengeError
+    from engine.snippet import MAX_POST_CHARS, SnippetError, SnippetOptions, SnippetTooBig
+    from engine.snippet import export_snippet as markdown_of
+    from engine.stackexchange import QuestionRefError, parse_question_ref
+
+    try:
+        options = json.loads(options_json)
+        question = str(options.get("question") or "").strip()
+        ref = parse_question_ref(question, str(options.get("site") or "codegolf")) if question else None
+        snippet = SnippetOptions(
+            version=__version__, pyodide_version=str(options.get("pyodideVersion") or ""),
+            wheel_url=str(options.get("wheelUrl") or "").strip() or None,
+            wheel_sha256=str(options.get("sha256") or "").strip().lower() or None, question=ref)
+        markdown = markdown_of(challenge_text, snippet)
+    except SnippetTooBig as exc:
+        return json.dumps({"error": str(exc), "size": exc.size, "limit": MAX_POST_CHARS})
+    except (ChallengeError, QuestionRefError, SnippetError) as exc:
+        return json.dumps({"error": str(exc)})
+    return json.dumps({"markdown": markdown, "size": len(markdown), "limit": MAX_POST_CHARS,
+                       "version": __version__})

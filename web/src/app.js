@@ -14,6 +14,7 @@ import * as store from "./storage.js";
 import * as challengeModel from "./challenge_model.js";
 import { ImportDialog, StackExchangeImport } from "./se_import.js";
 import { startModuleWorker } from "./embedded_worker.js";
+import { SnippetExportDialog } from "./snippet_export.js";
 import { ChallengePanel } from "./challenge_panel.js";
 import { LINK_PREFIX } from "./challenge_link.js";
 
@@ -974,7 +975,7 @@ function replaceWorker(reason) {
 
 function onMessage(m) {
   if (!m || typeof m !== "object") return;
-  if (stackExchange.onMessage(m)) return undefined;
+  if (stackExchange.onMessage(m) || snippetExport.onMessage(m)) return undefined;
   if (m.type === "status") return onStatus(m);
   if (m.type === "verified") return onVerified(m);
   if (m.type === "challenge-checked") return onChallengeChecked(m);
@@ -1238,6 +1239,10 @@ const stackExchangeDialog = new ImportDialog({
   importer: stackExchange, ready: () => ready && worker !== null,
   addEntries: (list) => challengeModel.addEntries(list),
 });
+const snippetExport = new SnippetExportDialog({
+  send: (m) => { if (worker) worker.postMessage(m); }, ready: () => ready && worker !== null,
+  challenge: () => { challengeModel.flush(); return challengeModel.currentChallenge(); },
+});
 
 // ---- the challenge section (challenge_panel.js): checks by the engine, tournaments by TOURNEY --
 const challengeChecks = new Map(); // id -> resolve
@@ -1391,7 +1396,7 @@ async function startEmbedded() {
   embedStarted = true;
   document.body.classList.add("embedded");
   // No link can lead back into a snippet's sandboxed frame, and its storage lasts the visit.
-  for (const id of ["share", "share-challenge"]) if ($(id)) $(id).hidden = true;
+  for (const id of ["share", "share-challenge", "snippet-export-open"]) if ($(id)) $(id).hidden = true;
   const taken = await challengePanel.openLink(String(embed.challenge || ""));
   if (taken && Number.isInteger(embed.question)) {
     const site = typeof embed.site === "string" && embed.site ? embed.site : "codegolf";

@@ -822,7 +822,7 @@ let stackExchangePy = null;
 let queuedStackExchange = [];
 
 function stackExchangeReady(main) {
-  stackExchangePy = { question: main.se_question, parse: main.se_parse };
+  stackExchangePy = { question: main.se_question, parse: main.se_parse, snippet: main.export_snippet };
   const queued = queuedStackExchange;
   queuedStackExchange = [];
   queued.forEach(stackExchangeRequest);
@@ -831,6 +831,10 @@ function stackExchangeReady(main) {
 function stackExchangeRequest(data) {
   if (!stackExchangePy) {
     queuedStackExchange.push(data);
+    return;
+  }
+  if (data.type === "snippet-export") {
+    exportSnippet(data);
     return;
   }
   let out;
@@ -845,10 +849,24 @@ function stackExchangeRequest(data) {
   self.postMessage({ ...out, type: data.type === "se-question" ? "se-question" : "se-parsed", id: data.id });
 }
 
+// The challenge as a Stack Snippet (main.py export_snippet, engine/snippet.py): the Pyodide
+// pinned is this one's.
+function exportSnippet(data) {
+  let out;
+  try {
+    const options = { ...(data.options && typeof data.options === "object" ? data.options : {}),
+      pyodideVersion: pyodide.version };
+    out = JSON.parse(stackExchangePy.snippet(String(data.challenge ?? ""), JSON.stringify(options)));
+  } catch (err) {
+    out = { error: `the engine failed while exporting (${String(err).slice(0, 300)})` };
+  }
+  self.postMessage({ ...out, type: "snippet-exported", id: data.id });
+}
+
 self.onmessage = (event) => {
   const data = event.data;
   if (!data || typeof data !== "object") return;
-  if (data.type === "se-question" || data.type === "se-parse") {
+  if (data.type === "se-question" || data.type === "se-parse" || data.type === "snippet-export") {
     stackExchangeRequest(data);
     return;
   }
