@@ -162,7 +162,9 @@ BOOT_JS = r"""
     if (s) s.textContent = t;
   };
   try {
-    const got = await fetch(K.wheel);
+    const got = await fetch(K.wheel).catch((e) => {
+      throw new Error(`could not download ${K.wheel} (${e.message})`);
+    });
     if (!got.ok) throw new Error(`${K.wheel} answered HTTP ${got.status}`);
     const wheel = new Uint8Array(await got.arrayBuffer());
     if (K.sha256) {

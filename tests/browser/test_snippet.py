@@ -192,3 +192,13 @@ def test_a_wheel_that_is_not_the_pinned_one_is_refused(arena_context, wheel):
     text = frame.locator("#koth-boot").inner_text()
     assert re.search(r"the wheel's SHA-256 is [0-9a-f]{64}, not the pinned 0{64}", text), text
     assert frame.evaluate("typeof window.kothArena") == "undefined"  # nothing of it ran
+
+
+def test_a_wheel_that_is_not_published_gets_a_message(arena_context, wheel):
+    missing = "https://files.pythonhosted.org/packages/py3/k/koth-arena/koth_arena-9.9.9-py3-none-any.whl"
+    options = SnippetOptions(version=__version__, pyodide_version=pyodide_version(), wheel_url=missing)
+    SnippetSite(arena_context, export_snippet(json.dumps(CHALLENGE), options), wheel)
+    page, frame, errors = open_snippet(arena_context)
+    frame.wait_for_function("document.getElementById('koth-boot').textContent.includes('could not start')")
+    text = frame.locator("#koth-boot").inner_text()
+    assert text == f"KotH Arena could not start: {missing} answered HTTP 404"

@@ -14,6 +14,7 @@
 
 const MAX_PAGES = 10; // 1,000 answers: the engine reads no more
 const LOW_QUOTA = 20; // below this many requests left today, the status says so
+const ANSWER_LIMIT_MS = 60_000; // the controller reads 1,000 answers in well under this
 let backoffUntil = 0; // performance.now() before which the answers method must not be called
 
 export class StackExchangeImport {
@@ -37,10 +38,13 @@ export class StackExchangeImport {
     return true;
   }
 
+  // A request to the controller; a reply that never comes (its Worker was replaced) is an error.
   ask(message) {
     const id = `se-${++this.nextId}`;
     return new Promise((resolve) => {
-      this.pending.set(id, resolve);
+      const timer = setTimeout(() => this.onMessage({ type: "se-parsed", id, error: "Python did not answer" }),
+        ANSWER_LIMIT_MS);
+      this.pending.set(id, (reply) => { clearTimeout(timer); resolve(reply); });
       this.send({ ...message, id });
     });
   }

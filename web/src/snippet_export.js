@@ -56,7 +56,9 @@ export class SnippetExportDialog {
     els.status.textContent = "Writing the snippet…";
     const id = `snippet-${++this.nextId}`;
     const reply = await new Promise((resolve) => {
-      this.pending = { id, resolve };
+      const timer = setTimeout(() => this.onMessage({ type: "snippet-exported", id, error: "Python did not answer" }),
+        60_000);
+      this.pending = { id, resolve: (m) => { clearTimeout(timer); resolve(m); } };
       this.send({ type: "snippet-export", id, challenge: JSON.stringify(this.challenge()), options: {
         question: els.question.value.trim(), site: els.site.value.trim() || "codegolf",
         wheelUrl: els.wheelUrl.value.trim(), sha256: els.sha256.value.trim(),
