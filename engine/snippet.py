@@ -201,16 +201,12 @@ BOOT_JS = r"""
     style.textContent = text("style.css");
     document.head.append(style);
     document.body.replaceChildren(...page.body.childNodes);
-    globalThis.kothEmbed = {
-      version: K.version, challenge: K.challenge, question: K.question, site: K.site,
-      files: {
-        "controller_worker.js": blob(files["controller_worker.js"], "text/javascript"),
-        "bot_worker.js": blob(files["bot_worker.js"], "text/javascript"),
-        "main.py": blob(files["main.py"], "text/plain"),
-        "engine.zip": blob(wheel, "application/zip"),
-        "config.json": blob(JSON.stringify({ pyodideIndexURL: K.pyodide, buildId: null }), "text/json"),
-      },
-    };
+    const site = {}; // every file of the page's site in the wheel, as the controller asks for it
+    for (const f in files) site[f] = blob(files[f], f.endsWith(".js") ? "text/javascript" : "text/plain");
+    site["engine.zip"] = blob(wheel, "application/zip");
+    site["config.json"] = blob(JSON.stringify({ pyodideIndexURL: K.pyodide, buildId: null }), "text/json");
+    globalThis.kothEmbed = { version: K.version, challenge: K.challenge, question: K.question, site: K.site,
+      files: site };
     await import(URL.createObjectURL(blob(files["app.js"], "text/javascript")));
   } catch (err) {
     say(`KotH Arena could not start: ${err && err.message || err}`);

@@ -32,6 +32,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 SITE_FILES = ("app.js", "controller_worker.js", "bot_worker.js", "index.html", "style.css", "main.py")
+# Files the site build makes when the page has use for them (the snippet hands the controller
+# every file of engine/site/ it asks for by name).
+OPTIONAL_SITE_FILES = ("python2.zip",)
 SITE_PACKAGE_DIR = "engine/site"  # where the page's files go inside the wheel
 
 
@@ -79,6 +82,9 @@ def stage(staging: Path, site: Path) -> None:
         if not (site / name).is_file():
             raise WheelError(f"the site build has no {name}")
         shutil.copy2(site / name, dest / name)
+    for name in OPTIONAL_SITE_FILES:
+        if (site / name).is_file():
+            shutil.copy2(site / name, dest / name)
 
 
 def build_wheel(out_dir: str | Path = "dist") -> Path:
