@@ -406,6 +406,8 @@ def test_a_shared_challenge_on_a_phone_needs_no_sideways_scrolling(open_arena, s
         field = page.locator("#trial-entries").bounding_box()
         assert board["x"] >= 0 and board["x"] + board["width"] <= PHONE["width"]
         assert field["x"] + field["width"] <= PHONE["width"]
+        table = page.get_by_role("table", name=re.compile(r"^Leaderboard")).bounding_box()
+        assert table["x"] >= 0 and table["x"] + table["width"] <= PHONE["width"]
         page.screenshot(path=str(results_dir / "challenge-trial-phone.png"), full_page=True)
 
         # The author's view with an editor open, and the match's seats: no sideways scrolling.
@@ -413,10 +415,19 @@ def test_a_shared_challenge_on_a_phone_needs_no_sideways_scrolling(open_arena, s
         page.get_by_role("button", name="first", exact=True).click()
         expect(page.get_by_label("first code", exact=True)).to_be_visible()
         assert page.evaluate("document.scrollingElement.scrollWidth") <= PHONE["width"]
-        # the board comes before the seats' editors
+        page.screenshot(path=str(results_dir / "challenge-author-phone.png"), full_page=True)
+
+        # Match mode: the preset menu, the example menus and the editors fit; the board comes
+        # before the seats' editors.
+        page.get_by_role("radio", name="Match").check()
+        expect(page.get_by_label("Bot 1 code", exact=True)).to_be_visible()
+        assert page.evaluate("document.scrollingElement.scrollWidth") <= PHONE["width"]
+        for label in ("Preset", "Bot 1 example", "Bot 2 example"):
+            box = page.get_by_label(label, exact=True).bounding_box()
+            assert box["x"] + box["width"] <= PHONE["width"], label
         assert (page.locator("#board-area").bounding_box()["y"]
                 < page.get_by_label("Bot 1 code", exact=True).bounding_box()["y"])
-        page.screenshot(path=str(results_dir / "challenge-author-phone.png"), full_page=True)
+        page.screenshot(path=str(results_dir / "match-phone.png"), full_page=True)
     finally:
         phone.close()
 

@@ -544,14 +544,14 @@ export class ChallengePanel {
     }
   }
 
-  // The engine's final leaderboard of a tournament (rows with rank and name): where your bot
-  // placed, when it was your bot's run.
+  // The engine's final leaderboard of a tournament (rows with place and name, ranked by the
+  // engine): where your bot placed, when it was your bot's run.
   showRank(rows) {
     if (!this.yourRun || !Array.isArray(rows)) return;
     const mine = rows.find((r) => r && r.name === this.yourRun.name);
     if (!mine) return;
-    const tied = rows.filter((r) => r.rank === mine.rank).length > 1;
-    this.els.trialRank.textContent = `${this.yourRun.name} would rank ${ordinal(mine.rank)}${tied ? " (tied)" : ""} `
+    const tied = rows.filter((r) => r.place === mine.place).length > 1;
+    this.els.trialRank.textContent = `${this.yourRun.name} would rank ${ordinal(mine.place)}${tied ? " (tied)" : ""} `
       + `of ${rows.length}. The author's field is unchanged.`;
     this.yourRun = null;
   }
