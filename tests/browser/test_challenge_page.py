@@ -375,6 +375,7 @@ def test_a_link_past_chat_limits_warns_and_offers_a_file(arena, tmp_path):
     expect(warning).to_contain_text("a Discord message (2,000 characters)")
     expect(warning).to_contain_text("a Slack message (cut at 40,000 characters)")
     expect(warning).not_to_contain_text("Chrome")
+    assert _serious_violations(page) == []  # the link box and the warning too
     with page.expect_download() as download:
         page.get_by_role("button", name="Export a file instead").click()
     path = tmp_path / "long.json"
