@@ -345,11 +345,12 @@ export class ChallengePanel {
     const kept = model.keptChallenge();
     this.els.kept.hidden = !kept;
     if (!kept) return;
-    const title = kept.field && kept.field.title ? `“${kept.field.title}”` : "your previous challenge";
+    const title = kept.field && kept.field.title ? ` “${kept.field.title}”` : "";
     const n = kept.field && Array.isArray(kept.field.entries) ? kept.field.entries.length : 0;
+    const count = `${n} entr${n === 1 ? "y" : "ies"}`;
     this.els.keptText.textContent = kept.reason === "restored"
-      ? `The challenge you restored over is kept (${n} entr${n === 1 ? "y" : "ies"}).`
-      : `Your previous challenge ${title} (${n} entr${n === 1 ? "y" : "ies"}) is kept: nothing of yours was lost.`;
+      ? `The challenge you restored over${title} (${count}) is kept too.`
+      : `Your previous challenge${title} (${count}) is kept: nothing of yours was lost.`;
     this.els.restore.textContent = kept.reason === "restored" ? "Swap back" : "Restore my previous challenge";
   }
 
