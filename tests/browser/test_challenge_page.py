@@ -185,6 +185,17 @@ def test_the_visitors_saved_bots_become_the_first_entries(arena_context, site_ur
     assert page.evaluate("window.kothArena.getCode(0)") == old[0]["code"]  # the seats keep them too
 
 
+def test_a_field_saved_in_another_tab_shows_here(open_arena, site_url):
+    first = open_arena(site_url)
+    fill_field(first.page, FIELD)
+    second = open_arena(site_url)
+    tournament_mode(second.page)
+    assert names(second.page) == ["greedy", "first", "passer"]
+    first.page.evaluate("window.kothArena.challenge.addEntries([{name: 'late', code: 'pass'}])")
+    expect(second.page.locator("#entry-list .entry-open", has_text="late")).to_have_count(1)
+    assert challenge(second.page)["entries"] == challenge(first.page)["entries"]
+
+
 # -- files --------------------------------------------------------------------------------------
 
 def test_export_then_import_gives_back_the_same_challenge(arena, tmp_path):
