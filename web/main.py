@@ -321,14 +321,16 @@ class PageTournament:
         from engine.tournament import run_tournament_async
 
         t = self.tournament
-        self.plan = json.loads(arena_bridge.tournamentBegin(t.seats, json.dumps(self.parallel_asked)))
+        self.plan = json.loads(arena_bridge.tournamentBegin(t.seats, len(t.entries),
+                                                            json.dumps(self.parallel_asked)))
         self.began = arena_bridge.now()
         self.total = t.first_round_size()
         self._progress(0)
         await run_tournament_async(t, self._play, int(self.plan["parallel"]),
                                    on_result=lambda done, total, result: self._progress(done, result))
         _post({"type": "tournament-done", "run": self.run, **self._board(),
-               "tournament": t.to_json(), "elapsed_ms": round(arena_bridge.now() - self.began)})
+               "tournament": t.to_json(), "elapsed_ms": round(arena_bridge.now() - self.began),
+               "plan": self.plan, "workers": json.loads(arena_bridge.tournamentWorkers())})
 
     # -- one match
     async def _play(self, match):
@@ -439,7 +441,7 @@ class PageTournament:
                     "winner": None if result.winner is None else t.names[result.table[result.winner]]}
         _post({"type": "tournament-progress", "run": self.run, "done": done, "total": total,
                "elapsed_ms": round(elapsed), "eta_ms": eta, "plan": self.plan, "played": played,
-               **self._board()})
+               "workers": json.loads(arena_bridge.tournamentWorkers()), **self._board()})
 
 
 tournaments: dict[int, PageTournament] = {}  # the latest run's, for its replays

@@ -123,6 +123,8 @@ export class TournamentView {
     if (m.type === "tournament-done") {
       this.running = false;
       this.result = m.tournament; // the engine's JSON, as `python -m engine tournament --json` prints it
+      this.workers = m.workers || null; // bot Workers: live, peak, started, MB each (scripts/bench_web)
+      this.plan = m.plan || null;
       this.showBoard(m, "final");
       const rows = Array.isArray(m.rows) ? m.rows : [];
       const top = rows.filter((r) => r.place === 1).map((r) => r.name).join(" and ");
