@@ -284,6 +284,7 @@ def verify_replay(text: str) -> str:
 # (``arena_bridge.tournamentSeats``): a Worker only ever serves one entry's code.
 
 MAX_KEPT_REPLAY_BYTES = 256 * 1024 * 1024  # compressed replays kept for the viewer, in all
+MAX_PROBLEM_CHARS = 500  # an entry's first error, as the leaderboard shows it
 
 
 class PageTournament:
@@ -315,7 +316,7 @@ class PageTournament:
         self.began = 0.0
         self.plan: dict = {}
         self.total = 0
-        self.last_game: dict | None = None
+        self.problems: dict[str, dict] = {}  # per entry, its first error or fault, for its author
 
     async def play_all(self) -> None:
         from engine.tournament import run_tournament_async
@@ -367,6 +368,11 @@ class PageTournament:
                     value[call.seat] = TurnReply(answer, elapsed, silent, self.budget is not None)
             elif isinstance(step, Call):
                 value = await self._call(group, step, match)
+            elif isinstance(step, BotEvent) and step.stream in ("error", "fault"):
+                name = names[step.bot]
+                if name not in self.problems:
+                    self.problems[name] = {"text": step.text[:MAX_PROBLEM_CHARS], "line": step.line,
+                                           "game": match.index}
 
     async def _call(self, group: int, step: Call, match) -> BotAnswer:
         if step.op == "load":
@@ -424,7 +430,7 @@ class PageTournament:
             row["focus"] = row["name"] == self.focus
         board = {"title": self.title, "game": self.spec.name, "format": t.kind, "ranked_by": t.by,
                  "seats": t.seats, "first_seed": t.first_seed, "secret": t.secret, "rows": rows,
-                 "cross": None, "order": [r.name for r in ranking]}
+                 "cross": None, "order": [r.name for r in ranking], "problems": dict(self.problems)}
         if t.kind == PAIRS:
             board["cross"] = cross_table(t.names, t.ordered_results(), board["order"])
         return board

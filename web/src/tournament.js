@@ -66,9 +66,11 @@ export class TournamentView {
     gamesWrap.append(this.games);
     this.gamesDetails.append(summary, gamesWrap);
     this.note = el("p", "", { class: "hint tournament-note" });
+    this.problems = el("ul", "", { class: "tournament-problems", "aria-label": "Entries' first errors" });
+    this.problems.hidden = true;
     const boardWrap = el("div", "", { class: "table-scroll" });
     boardWrap.append(this.board);
-    this.container.replaceChildren(boardWrap, this.note, this.crossWrap, this.gamesDetails);
+    this.container.replaceChildren(boardWrap, this.note, this.problems, this.crossWrap, this.gamesDetails);
     this.gamesBody.addEventListener("click", (ev) => {
       const button = ev.target.closest("button[data-index]");
       if (button) this.watch(Number(button.dataset.index));
@@ -188,12 +190,27 @@ export class TournamentView {
     }
     this.board.replaceChildren(this.caption, thead, body);
     if (m && m.cross) this.showCross(m.order || [], m.cross);
+    this.showProblems(m && m.problems && typeof m.problems === "object" ? m.problems : {});
     if (m && m.format) {
       const how = byRate ? "win rate (a draw is half a win)" : "mean score per game";
       this.note.textContent = `${m.title ? `${m.title}: ` : ""}${m.format} format, ranked by ${how}; a place is `
         + "settled when its 95% interval does not overlap its neighbours'. "
         + `Seed ${m.first_seed}, secret ${m.secret}.`;
     }
+  }
+
+  // Each entry's first error or fault (the engine's text and line), so its author can fix it.
+  showProblems(problems) {
+    const items = Object.entries(problems).map(([name, p]) => {
+      const li = el("li");
+      li.append(el("strong", String(name)));
+      const where = Number.isInteger(p.line) ? ` line ${p.line}:` : ":";
+      const game = Number.isInteger(p.game) ? ` (game ${p.game + 1})` : "";
+      li.append(document.createTextNode(`${where} ${String(p.text)}${game}`));
+      return li;
+    });
+    this.problems.replaceChildren(...items);
+    this.problems.hidden = !items.length;
   }
 
   showCross(order, cross) {
