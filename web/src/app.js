@@ -1191,6 +1191,13 @@ function currentChallenge() {
     seed: Number(els.seed.value),
     entries: botsOf(g).slice(0, n).map((b, i) => ({ name: b.name.trim() || `Bot ${i + 1}`, code: panels[i] ? panels[i].editor.value : b.code })),
   };
+  // A name used twice becomes "name#2", as the command line names repeated bots.
+  const seen = new Map();
+  for (const entry of challenge.entries) {
+    const count = (seen.get(entry.name) || 0) + 1;
+    seen.set(entry.name, count);
+    if (count > 1) entry.name = `${entry.name}#${count}`;
+  }
   if (secretInput.value) challenge.secret = secretInput.value;
   return challenge;
 }
@@ -1266,9 +1273,8 @@ function readBudget() {
 function showTournamentField() {
   const field = $("tournament-field");
   if (!field || !tournamentMode()) return;
-  const n = botCount();
-  const names = botsOf(settings.game).slice(0, n).map((b, i) => b.name.trim() || `Bot ${i + 1}`);
-  field.textContent = `The field: ${n} entries from the bot panels (${names.join(", ")}).`;
+  const names = currentChallenge().entries.map((e) => e.name);
+  field.textContent = `The field: ${names.length} entries from the bot panels (${names.join(", ")}).`;
 }
 
 function showMode() {
