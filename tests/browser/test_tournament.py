@@ -194,3 +194,20 @@ def test_bad_entries_get_faults_and_their_authors_see_why_the_field_plays_on(are
     assert standings["mine"]["faults"] > 0
     expect(problems.get_by_role("listitem").filter(has_text="mine")).to_contain_text("line 6")
     expect(problems).to_contain_text("ZeroDivisionError")
+
+
+def test_the_mode_and_the_field_survive_a_reload_and_match_mode_keeps_its_two_bots(arena):
+    arena.setup(game="flit")
+    arena.page.get_by_role("radio", name="Tournament").check()
+    for _ in range(2):
+        arena.button("Add bot").click()
+    panels = arena.page.locator(".bot-panel:not([hidden])")
+    expect(panels).to_have_count(4)  # entries, though trial Flit seats 2 a game
+    expect(arena.page.locator("#tournament-field")).to_contain_text("4 entries")
+    arena.page.reload()
+    arena.wait_ready()
+    expect(arena.page.get_by_role("radio", name="Tournament")).to_be_checked()
+    expect(panels).to_have_count(4)
+    arena.page.get_by_role("radio", name="Match").check()
+    expect(panels).to_have_count(2)
+    expect(arena.page.get_by_role("heading", name="Tournament")).to_be_hidden()
