@@ -22,6 +22,7 @@ import arena_bridge  # registered by controller_worker.js
 from engine.bots.answer import BotAnswer
 from engine.bots.reply import answer_from_reply
 from engine.driver import BotEvent, Call, Calls, GameStarted, TurnPlayed, TurnReply
+from engine.entries import BUILTIN
 from engine.games.randomness import check_secret, new_secret
 from engine.registry import games, get_game
 from engine.replay import ReplayError, verify_document
@@ -309,7 +310,7 @@ class PageTournament:
         self.parallel_asked = _int_or_none(request.get("parallel"))
         focus = request.get("focus")
         self.focus = focus if isinstance(focus, str) and focus in self.tournament.names else None
-        self.sources = [Controller._source(self.spec, e.text if e.kind == "python" else f"builtin:{e.text}")
+        self.sources = [self.spec.example_source(e.text) if e.kind == BUILTIN else e.text
                         for e in self.tournament.entries]
         self.replays: dict[int, bytes] = {}
         self.replay_bytes = 0

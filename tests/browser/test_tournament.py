@@ -211,3 +211,20 @@ def test_the_mode_and_the_field_survive_a_reload_and_match_mode_keeps_its_two_bo
     arena.page.get_by_role("radio", name="Match").check()
     expect(panels).to_have_count(2)
     expect(arena.page.get_by_role("heading", name="Tournament")).to_be_hidden()
+
+
+@pytest.mark.parametrize("isolated", [True, False])
+def test_a_looping_entry_is_stopped_and_the_tournament_ends_normally(open_arena, isolated_url, plain_url,
+                                                                     isolated):
+    """A bot that never answers is stopped at the hard limit (interrupted, or its Worker
+    terminated) in each of its games; the other entries' games and results are untouched."""
+    arena = open_arena(isolated_url if isolated else plain_url)
+    challenge = _challenge([("spinner", SPINNER), ("first", FIRST_MOVE), ("converter", CONVERTER)])
+    challenge["settings"]["time_limit_ms"] = 1000  # the others never late on a loaded machine
+    arena.page.evaluate("c => window.kothArena.tournament.start(c, {parallel: 2})", challenge)
+    assert arena.wait_finished(300_000).startswith("Finished the tournament: 6 games")
+    result = arena.page.evaluate("window.kothArena.tournament.result")
+    standings = {s["name"]: s for s in result["standings"]}
+    assert standings["spinner"]["wins"] == 0 and standings["spinner"]["faults"] >= 4
+    assert standings["first"]["faults"] == standings["converter"]["faults"] == 0
+    assert result["cross"]["converter"]["first"] == {"wins": 2, "draws": 0, "losses": 0}

@@ -577,6 +577,36 @@ async function awaitReplyAsync(bot, id, deadline) {
   }
 }
 
+// A seat's bot Worker: its own, or a warm one; a replacement (its Worker was stopped) gets
+// the entry's code before it is asked anything. Never blocks: other matches go on.
+async function seatWorker(slot) {
+  if (slot.bot && !slot.bot.dead) return slot.bot;
+  const taking = takeWarm();
+  const bot = await untilStopped(taking);
+  if (bot === STOPPED) {
+    taking.then((late) => late.kill(), () => {});
+    return STOPPED;
+  }
+  slot.bot = bot;
+  if (!slot.loadJson) return bot;
+  const id = --internalId;
+  const json = withId(slot.loadJson, id);
+  let loaded = null;
+  if (bot.mode === "sync") {
+    if (bot.post(id, json)) loaded = await awaitReplyAsync(bot, id, performance.now() + LOAD_LIMIT_MS);
+  } else {
+    let timer = null;
+    loaded = await untilStopped(Promise.race([
+      bot.request(id, json),
+      new Promise((resolve) => { timer = setTimeout(() => resolve(null), LOAD_LIMIT_MS); }),
+    ]));
+    clearTimeout(timer);
+  }
+  if (loaded === STOPPED) return STOPPED;
+  if (loaded === null) bot.kill(); // its code would not load again: it stays silent
+  return bot;
+}
+
 // One question to a seat of a match (main.py's tournamentAsk): always a Promise of the reply
 // text (replyText), whatever mode the bot Worker is in.
 async function askSeat(groupId, seat, id, op, json, waitMs) {
@@ -584,7 +614,7 @@ async function askSeat(groupId, seat, id, op, json, waitMs) {
   if (!group) return replyText(0, STOPPED);
   const slot = group.slots[seat];
   const fresh = !slot.bot || slot.bot.dead;
-  const bot = await slot.worker();
+  const bot = await seatWorker(slot);
   if (fresh) {
     refillWarm(tournamentSeats.spares); // the next match's Workers start meanwhile
     tournamentSeats.count();
