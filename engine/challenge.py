@@ -39,7 +39,7 @@ BUILTIN_PREFIX = "builtin:"
 
 _TOP_KEYS = {"format", "version", "title", "description", "game", "preset", "settings", "games",
              "seed", "secret", "entries"}
-_ENTRY_KEYS = {"name", "author", "code", "language", "link"}
+_ENTRY_KEYS = {"name", "author", "code", "language", "link", "enabled"}
 
 
 class ChallengeError(ValueError):
@@ -55,6 +55,7 @@ class ChallengeEntry:
     author: str | None = None
     language: str | None = None  # None: not given (Python 3)
     link: str | None = None
+    enabled: bool = True  # False: kept in the file (the page's switch), left out of tournaments
 
     @property
     def builtin(self) -> str | None:
@@ -82,7 +83,8 @@ class Challenge:
     secret: str | None = None
 
     def tournament_entries(self) -> list[Entry]:
-        return [entry.to_entry() for entry in self.entries]
+        """The bots that play: every entry not switched off (``"enabled": false``)."""
+        return [entry.to_entry() for entry in self.entries if entry.enabled]
 
 
 def load_challenge(text: str) -> Challenge:
@@ -119,7 +121,7 @@ def challenge_json(challenge: Challenge) -> str:
     return json.dumps(out, indent=2, ensure_ascii=False) + "\n"
 
 
-def _entry_json(entry: ChallengeEntry) -> dict[str, str]:
+def _entry_json(entry: ChallengeEntry) -> dict[str, str | bool]:
     out = {"name": entry.name}
     if entry.author is not None:
         out["author"] = entry.author
@@ -128,6 +130,8 @@ def _entry_json(entry: ChallengeEntry) -> dict[str, str]:
         out["language"] = entry.language
     if entry.link is not None:
         out["link"] = entry.link
+    if not entry.enabled:
+        out["enabled"] = False
     return out
 
 
@@ -239,6 +243,9 @@ def _entry(spec, item: Any, where: str) -> ChallengeEntry:
         link = _text(link, f"{where}.link", MAX_LINK_CHARS)
         if not link.startswith(("https://", "http://")) or any(c.isspace() for c in link):
             raise ChallengeError(f"{where}.link must be an http(s) URL, got {_short(link)}")
+    enabled = item.get("enabled", True)
+    if not isinstance(enabled, bool):
+        raise ChallengeError(f"{where}.enabled must be true or false, got {_short(enabled)}")
     code = item["code"]
     if not isinstance(code, str):
         raise ChallengeError(f"{where}.code must be text, got {_kind(code)}")
@@ -251,7 +258,7 @@ def _entry(spec, item: Any, where: str) -> ChallengeEntry:
     if size > MAX_CODE_BYTES:
         raise ChallengeError(f"{where}.code is {size:,} bytes, more than the {MAX_CODE_BYTES:,} "
                              f"bytes a bot may have")
-    entry = ChallengeEntry(name, code, author, language, link)
+    entry = ChallengeEntry(name, code, author, language, link, enabled)
     if entry.builtin is not None:
         try:
             spec.example_source(entry.builtin)

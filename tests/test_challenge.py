@@ -220,3 +220,20 @@ def test_the_documented_example_is_a_challenge():
     challenge = load_challenge(example)
     assert challenge.game == "flit" and [e.name for e in challenge.entries] == ["greedy", "first"]
     assert json.loads(challenge_json(challenge)) == json.loads(example)
+
+
+def test_an_entry_switched_off_stays_in_the_file_and_plays_no_tournament():
+    data = copy.deepcopy(CHALLENGE)
+    data["entries"][1]["enabled"] = False
+    data["entries"][2]["enabled"] = True
+    challenge = load_challenge(text(data))
+    assert [e.name for e in challenge.tournament_entries()] == ["greedy", "passer"]
+    written = json.loads(challenge_json(challenge))
+    assert written["entries"][1]["enabled"] is False
+    assert "enabled" not in written["entries"][2]  # the default is not written
+    assert challenge_json(load_challenge(challenge_json(challenge))) == challenge_json(challenge)
+
+
+def test_enabled_is_true_or_false():
+    with pytest.raises(ChallengeError, match=r"entries\[1\]\.enabled must be true or false, got 0"):
+        load_challenge(changed("entries.1.enabled", 0))

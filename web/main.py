@@ -278,6 +278,26 @@ def verify_replay(text: str) -> str:
     return json.dumps({"document": document})
 
 
+# -- challenge files and links (issue 9): checked by the engine, never by the page ------------
+
+def check_challenge(text: str) -> str:
+    """A challenge file or link the visitor opened, checked by ``engine.challenge``.
+
+    Returns JSON: ``{"challenge": ...}`` (the file's object as ``challenge_json`` writes it)
+    or ``{"error": ...}``, the reader's one-line message. Never raises: the text is untrusted.
+    """
+    from engine.challenge import ChallengeError, challenge_json, load_challenge
+
+    try:
+        challenge = load_challenge(text)
+    except ChallengeError as exc:
+        return json.dumps({"error": str(exc)})
+    except Exception as exc:  # noqa: BLE001 - a file from anywhere must end in a message
+        message = f"the challenge could not be checked ({type(exc).__name__}: {exc})"
+        return json.dumps({"error": message[:500]})
+    return json.dumps({"challenge": json.loads(challenge_json(challenge))})
+
+
 # ---- tournaments (docs/architecture.md "Tournaments in the page") --------------------------
 # The native tournament's own core (engine.tournament: the plan, the standings, the ranking,
 # the cross table) with matches played over the page's bot Workers, several at once. A

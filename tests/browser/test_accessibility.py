@@ -42,7 +42,7 @@ def test_tournament_mode_has_no_serious_accessibility_problems(arena):
     arena.page.get_by_role("radio", name="Tournament").check()
     assert _serious_violations(arena.page) == []
     arena.setup(game="flit", games=2, seed=3, time_limit_ms=1000)
-    arena.button("Add bot").click()
+    arena.button("Add entry").click()  # the field: the match's two bots and a third entry
     arena.label("Parallel matches").select_option("2")
     arena.start_run()
     assert arena.wait_finished(300_000).startswith("Finished the tournament")

@@ -50,15 +50,14 @@ def _challenge(entries: list[tuple[str, str]], games: int = 2, seed: int = 7) ->
 
 
 def _fill_field(arena, challenge: dict, parallel: str) -> None:
-    """The challenge's field in the bot panels, as a visitor would set it up."""
+    """The challenge's field (the Challenge section's entries), as a visitor would set it up."""
     arena.page.get_by_role("radio", name="Tournament").check()
     arena.setup(game="flit", games=challenge["games"], seed=challenge["seed"])
     arena.label("Preset").select_option(challenge["preset"])
     arena.label("Time limit (ms)").fill(str(challenge["settings"]["time_limit_ms"]))
-    while arena.page.locator(".bot-panel:not([hidden])").count() < len(challenge["entries"]):
-        arena.button("Add bot").click()
-    for n, entry in enumerate(challenge["entries"], start=1):
-        arena.set_bot(n, entry["code"], entry["name"])
+    arena.page.evaluate("""(list) => { const c = window.kothArena.challenge;
+        for (const e of [...c.entries()]) c.deleteEntry(e.id);
+        c.addEntries(list); }""", challenge["entries"])
     arena.label("Secret (optional)").fill(challenge["secret"])
     arena.label("Step budget").fill(str(BUDGET))
     arena.label("Parallel matches").select_option(parallel)
@@ -152,7 +151,8 @@ def test_stop_ends_a_tournament_at_once_and_the_next_one_runs(arena):
     arena.button("Stop").click()
     assert arena.wait_finished(10_000) == "Stopped."
     expect(arena.page.get_by_role("table", name=re.compile(r"^Leaderboard"))).to_contain_text("(stopped)")
-    arena.set_bot(1, FIRST_MOVE, "again")
+    arena.page.evaluate("""(code) => { const c = window.kothArena.challenge; const id = c.entries()[0].id;
+        c.renameEntry(id, "again"); c.editEntry(id, { code }); }""", FIRST_MOVE)
     arena.label("Time limit (ms)").fill("1000")
     arena.start_run()
     assert arena.wait_finished(300_000).startswith("Finished the tournament: 6 games")
@@ -196,21 +196,18 @@ def test_bad_entries_get_faults_and_their_authors_see_why_the_field_plays_on(are
     expect(problems).to_contain_text("ZeroDivisionError")
 
 
-def test_the_mode_and_the_field_survive_a_reload_and_match_mode_keeps_its_two_bots(arena):
+def test_the_mode_survives_a_reload_and_match_mode_keeps_its_two_bots(arena):
     arena.setup(game="flit")
     arena.page.get_by_role("radio", name="Tournament").check()
-    for _ in range(2):
-        arena.button("Add bot").click()
-    panels = arena.page.locator(".bot-panel:not([hidden])")
-    expect(panels).to_have_count(4)  # entries, though trial Flit seats 2 a game
-    expect(arena.page.locator("#tournament-field")).to_contain_text("4 entries")
+    heading = arena.page.get_by_role("heading", name="Tournament", exact=True)
+    expect(heading).to_be_visible()
     arena.page.reload()
     arena.wait_ready()
     expect(arena.page.get_by_role("radio", name="Tournament")).to_be_checked()
-    expect(panels).to_have_count(4)
+    expect(heading).to_be_visible()
     arena.page.get_by_role("radio", name="Match").check()
-    expect(panels).to_have_count(2)
-    expect(arena.page.get_by_role("heading", name="Tournament")).to_be_hidden()
+    expect(arena.page.locator(".bot-panel:not([hidden])")).to_have_count(2)
+    expect(heading).to_be_hidden()
 
 
 @pytest.mark.parametrize("isolated", [True, False])

@@ -11,9 +11,14 @@ import { checkReplaySize, checkReplayText, seriesFromDocument } from "./replay.j
 import { renderResults } from "./results.js";
 import { loadRenderer } from "./renderers.js";
 import * as store from "./storage.js";
+import * as challengeModel from "./challenge_model.js";
+import { ChallengePanel } from "./challenge_panel.js";
+import { LINK_PREFIX } from "./challenge_link.js";
+
 import { TournamentView } from "./tournament.js";
 
 const MAX_PANELS = 8; // no game takes more bots than this (the spec's max_bots)
+const ENTRY_OPTION = "entry:"; // a seat's example menu value for an entry of the challenge
 const DEFAULT_SETTINGS = { game: null, preset: null, seed: 1, games: 10, perGame: {}, mode: "match",
   parallel: null, budget: null };
 const LIMITS = { seed: [0, 4294967295], games: [1, 1000] };
@@ -124,7 +129,7 @@ function botCount(game = settings.game) {
   return Math.max(lo, Math.min(hi, Number(g.count) || usual));
 }
 
-function saveSettings() { saver.schedule("settings", () => settings); }
+function saveSettings() { saver.schedule("settings", () => settings); challengeModel.settingsChanged(); }
 function saveBots(game) { if (game) saver.schedule(`bots:${game}`, () => botsOf(game)); }
 window.addEventListener("pagehide", () => saver.flush());
 window.addEventListener("beforeunload", () => saver.flush());
@@ -132,7 +137,7 @@ document.addEventListener("visibilitychange", () => { if (document.hidden) saver
 
 // ---- saving that fails: a warning that stays until a save works again ---------------------
 const failedSaves = new Map(); // key -> the error of its last save
-const WATCHED_SAVES = /^(settings|bots:|previous-bots:)/; // what the visitor would lose
+const WATCHED_SAVES = /^(settings|bots:|previous-bots:|challenge:(field|kept|yours):)/; // what the visitor would lose
 store.onSave((key, ok, error) => {
   if (!WATCHED_SAVES.test(key)) return;
   if (ok) failedSaves.delete(key); else failedSaves.set(key, error);
@@ -333,6 +338,11 @@ function makePanel(i) {
     saveBots(settings.game);
   });
   ex.addEventListener("change", () => {
+    if (ex.value.startsWith(ENTRY_OPTION)) {
+      const entry = challengeModel.entry(Number(ex.value.slice(ENTRY_OPTION.length)));
+      if (entry) loadSeatEntry(i, entry);
+      return;
+    }
     const src = examplesOf(settings.game)[ex.value];
     if (typeof src !== "string") return;
     loadExample(i, ex.value, src);
@@ -374,9 +384,16 @@ function fillExampleSelect(p) {
     o.textContent = n;
     return o;
   })];
+  const field = challengeModel.entries().filter((e) => !e.code.startsWith("builtin:"));
+  if (field.length) {
+    const group = document.createElement("optgroup");
+    group.label = "Challenge entries";
+    group.append(...field.map((e) => option(`${ENTRY_OPTION}${e.id}`, e.name)));
+    opts.push(group);
+  }
   p.ex.replaceChildren(...opts);
   p.ex.value = "";
-  p.ex.disabled = !names.length;
+  p.ex.disabled = !names.length && !field.length;
 }
 
 // Bots with no code get an example (bot i gets example i), in the game on show.
@@ -525,6 +542,7 @@ function showSettings() {
   els.games.value = String(settings.games);
   panels.forEach(fillExampleSelect);
   showBots();
+  challengeModel.settingsChanged(); // a new field starts with the bots now on show
 }
 
 function readInt(input, label, lo, hi) {
@@ -655,6 +673,10 @@ async function shareLink() {
 function applyHash() {
   let h = location.hash.replace(/^#/, "");
   if (!h) return false;
+  if (h.startsWith(LINK_PREFIX)) { // a whole challenge (challenge_panel.js); older links below
+    challengePanel.openLink(h.slice(LINK_PREFIX.length));
+    return true;
+  }
   if (!specs.length) {
     hashPending = true; // applied once the games are known
     return true;
@@ -931,6 +953,7 @@ function startWorker() {
 
 // The controller Worker is stuck or its Python is broken: end the run, start a new one.
 function replaceWorker(reason) {
+  failChallengeChecks(`${reason}; try again`);
   if (worker) worker.terminate();
   worker = null;
   ready = false;
@@ -949,6 +972,7 @@ function onMessage(m) {
   if (!m || typeof m !== "object") return;
   if (m.type === "status") return onStatus(m);
   if (m.type === "verified") return onVerified(m);
+  if (m.type === "challenge-checked") return onChallengeChecked(m);
   if (m.type === "fatal") {
     replaceWorker(`Python in the controller failed (${String(m.message ?? "fatal error").slice(0, 200)})`);
     return undefined;
@@ -961,6 +985,7 @@ function onMessage(m) {
     poolReady = Number(m.ready) || 0;
     return undefined;
   }
+  if (m.type === "tournament-done" && m.run === tournamentView.run) challengePanel.showRank(m.rows);
   if (tournamentView.onMessage(m)) return undefined;
   if (!run || m.run !== run.id) return; // stale or unknown run
   switch (m.type) {
@@ -1161,11 +1186,127 @@ function finishRun() {
   els.stop.disabled = true;
 }
 
-// ---- the run's secret (kept like the settings; never put in share links) ----------------------
+// ---- the run's secret (kept like the settings; a challenge's file and link carry it, a match's
+// share link never does) ---------------------------------------------------------------------------
 const secretInput = $("secret");
 secretInput.value = String(store.load("secret", "") || "");
 secretInput.addEventListener("input", () => store.save("secret", secretInput.value));
 
+// ---- the challenge's settings are the form's (web/src/challenge_model.js) ---------------------
+challengeModel.bindSettings({
+  get() {
+    const g = settings.game;
+    const fields = {};
+    for (const [k, v] of Object.entries(gameSettings(g).fields)) if (Number.isInteger(v)) fields[k] = v;
+    return { game: g, preset: specOf(g) ? presetOf(g, gameSettings(g).preset).name : gameSettings(g).preset,
+      settings: fields, games: settings.games, seed: settings.seed, secret: secretInput.value || null };
+  },
+  // The match's bots on show (a new field starts with them).
+  bots(game) {
+    if (!specOf(game)) return [];
+    return botsOf(game).slice(0, botCount(game)).map((b, i) => ({
+      name: b.name.trim() || `Bot ${i + 1}`, code: panels[i] && game === settings.game ? panels[i].editor.value : b.code,
+    }));
+  },
+  // A challenge the engine checked: its game, preset, settings, games and seed fill the form.
+  set(c) {
+    if (!specOf(c.game)) return;
+    saver.flush();
+    settings.game = c.game;
+    const gs = gameSettings(c.game);
+    gs.preset = presetOf(c.game, c.preset || null).name;
+    gs.fields = { ...(c.settings || {}) };
+    if (Number.isInteger(c.games)) settings.games = Math.min(LIMITS.games[1], Math.max(LIMITS.games[0], c.games));
+    if (Number.isInteger(c.seed)) settings.seed = c.seed;
+    secretInput.value = typeof c.secret === "string" ? c.secret : "";
+    store.save("secret", secretInput.value);
+    saveSettings();
+    seedEmptyBots(c.game);
+    showSettings();
+  },
+});
+
+// ---- the challenge section (challenge_panel.js): checks by the engine, tournaments by TOURNEY --
+const challengeChecks = new Map(); // id -> resolve
+let challengeCheckIds = 0;
+
+// The engine's verdict on a challenge's text (controller Worker, main.py check_challenge).
+function checkChallenge(text) {
+  return new Promise((resolve) => {
+    if (!worker) {
+      resolve({ error: "Python is not running" });
+      return;
+    }
+    challengeCheckIds += 1;
+    challengeChecks.set(challengeCheckIds, resolve);
+    worker.postMessage({ type: "challenge-check", id: challengeCheckIds, text });
+  });
+}
+
+function onChallengeChecked(m) {
+  const resolve = challengeChecks.get(m.id);
+  if (!resolve) return;
+  challengeChecks.delete(m.id);
+  resolve(typeof m.error === "string" ? { error: m.error } : { challenge: m.challenge });
+}
+
+function failChallengeChecks(why) {
+  for (const resolve of challengeChecks.values()) resolve({ error: why });
+  challengeChecks.clear();
+}
+
+// A seat of the match plays an entry of the field: its code and name.
+function loadSeatEntry(i, entry) {
+  const g = settings.game;
+  panels[i].editor.value = entry.code;
+  botsOf(g)[i].code = entry.code;
+  const name = entry.name.slice(0, store.MAX_NAME_CHARS);
+  panels[i].name.value = name;
+  botsOf(g)[i].name = name;
+  saveBots(g);
+  panels[i].ex.value = "";
+}
+
+// "Run my bot against the field": a tournament of the field and the visitor's bot, in
+// TournamentView (tournament.js), with the page's parallel matches and step budget.
+function runField(challenge, focus) {
+  let budget;
+  try {
+    budget = readBudget();
+  } catch (e) {
+    challengePanel.fail(`Cannot run: ${e.message}.`);
+    return false;
+  }
+  if (!worker || !ready || run) {
+    challengePanel.fail(run ? "Cannot run now: a run is going (press Stop first)." : "Cannot run yet: Python is starting.");
+    return false;
+  }
+  showField();
+  clearError();
+  return tournamentView.start(challenge, { parallel: settings.parallel ?? null, budget, focus }) !== null;
+}
+
+// Tournament mode: the challenge is the field (a challenge link opens there).
+function showField() {
+  if (tournamentMode()) return;
+  settings.mode = "tournament";
+  saveSettings();
+  showMode();
+}
+
+const challengePanel = new ChallengePanel({
+  createEditor,
+  examples: () => examplesOf(settings.game),
+  check: checkChallenge,
+  runField,
+  showField: () => showField(),
+  pageError: (text) => (text ? setError(text) : clearError()),
+});
+challengeModel.subscribe((change) => {
+  if (change && (change.type === "edit" || change.type === "details" || change.type === "open")) return;
+  panels.forEach(fillExampleSelect); // the seats' menus list the field's entries
+  showTournamentField();
+});
 // ---- tournament mode (docs/architecture.md "Tournaments in the page") -------------------------
 // The field is currentChallenge(): until the page has a challenge of its own
 // (web/src/challenge_model.js), the bot panels are the entries. The engine in the controller
@@ -1178,28 +1319,10 @@ function panelBounds(game) {
   return tournamentMode() ? [2, MAX_PANELS] : botBounds(game, gameSettings(game).preset);
 }
 
-// The challenge the page shows, in the challenge file's format (docs/architecture.md).
+// The challenge the page shows, in the challenge file's format (docs/architecture.md): the
+// challenge section's field (web/src/challenge_model.js) with the form's settings.
 function currentChallenge() {
-  const g = settings.game;
-  const spec = specOf(g);
-  const n = botCount(g);
-  const settingsOut = {};
-  for (const [key, input] of fieldInputs) if (input.value.trim() !== "") settingsOut[key] = Number(input.value);
-  const challenge = {
-    format: "koth-arena-challenge", version: 1, title: `${spec ? spec.title : g} in the page`, description: "",
-    game: g, preset: gameSettings(g).preset, settings: settingsOut, games: Number(els.games.value),
-    seed: Number(els.seed.value),
-    entries: botsOf(g).slice(0, n).map((b, i) => ({ name: b.name.trim() || `Bot ${i + 1}`, code: panels[i] ? panels[i].editor.value : b.code })),
-  };
-  // A name used twice becomes "name#2", as the command line names repeated bots.
-  const seen = new Map();
-  for (const entry of challenge.entries) {
-    const count = (seen.get(entry.name) || 0) + 1;
-    seen.set(entry.name, count);
-    if (count > 1) entry.name = `${entry.name}#${count}`;
-  }
-  if (secretInput.value) challenge.secret = secretInput.value;
-  return challenge;
+  return challengeModel.currentChallenge();
 }
 
 const tournamentView = new TournamentView({
@@ -1255,9 +1378,9 @@ function startTournament() {
     return;
   }
   const challenge = currentChallenge();
-  const empty = challenge.entries.findIndex((e) => !e.code.trim());
-  if (empty >= 0) {
-    setError(`Cannot run: Bot ${empty + 1} has no code.`);
+  const empty = challenge.entries.find((e) => e.enabled !== false && !e.code.trim());
+  if (empty) {
+    setError(`Cannot run: the entry ${empty.name} has no code.`);
     return;
   }
   clearError();
@@ -1273,8 +1396,9 @@ function readBudget() {
 function showTournamentField() {
   const field = $("tournament-field");
   if (!field || !tournamentMode()) return;
-  const names = currentChallenge().entries.map((e) => e.name);
-  field.textContent = `The field: ${names.length} entries from the bot panels (${names.join(", ")}).`;
+  const names = challengeModel.entries().filter((e) => e.enabled).map((e) => e.name);
+  field.textContent = `The field: the challenge's ${names.length} playing entr${names.length === 1 ? "y" : "ies"}`
+    + `${names.length ? ` (${names.join(", ")})` : ""}; edit them in the Challenge section.`;
 }
 
 function showMode() {
@@ -1285,6 +1409,8 @@ function showMode() {
   for (const node of document.querySelectorAll(".match-only")) node.hidden = t;
   $("tournament-section").hidden = !t;
   $("results-section").hidden = t;
+  $("challenge").hidden = !t; // the field of a tournament; a match plays the seats below
+  document.body.classList.toggle("tournament-mode", t);
   showBots();
 }
 
@@ -1357,6 +1483,8 @@ window.kothArena = {
   get lastTiming() { return lastTiming; },
   get poolReady() { return poolReady; },
   get workerStarts() { return workerStarts; },
+  challenge: challengeModel,
+  challengePanel,
   tournament: tournamentView,
   currentChallenge,
 };

@@ -35,6 +35,8 @@ let slots = []; // the bots of the current run
 let scriptBots = null; // whether long-running script bots can run (not in "push" mode)
 let queuedRuns = [];
 let verifyReplayPy = null; // main.py's verify_replay, once Python is ready
+let checkChallengePy = null; // main.py's check_challenge, once Python is ready
+let queuedChallengeChecks = [];
 let runTournamentPy = null; // main.py's run_tournament and tournament_replay
 let tournamentReplayPy = null;
 let queuedVerifies = []; // replay files sent before Python was ready
@@ -750,6 +752,7 @@ async function start() {
   const main = pyodide.pyimport("arena_main");
   controller = main.controller;
   verifyReplayPy = main.verify_replay;
+  checkChallengePy = main.check_challenge;
   runTournamentPy = main.run_tournament;
   tournamentReplayPy = main.tournament_replay;
   const games = JSON.parse(main.games_json());
@@ -780,6 +783,26 @@ async function start() {
   const verifies = queuedVerifies;
   queuedVerifies = [];
   verifies.forEach(verifyReplay);
+  const checks = queuedChallengeChecks;
+  queuedChallengeChecks = [];
+  checks.forEach(checkChallenge);
+}
+
+// A challenge file or link the page opened (issue 9): the engine checks it (main.py
+// check_challenge) and the page gets the challenge as the file format writes it, or the
+// reader's one-line message.
+function checkChallenge(data) {
+  let reply;
+  try {
+    const out = JSON.parse(checkChallengePy(typeof data.text === "string" ? data.text : ""));
+    reply = typeof out.error === "string"
+      ? { type: "challenge-checked", id: data.id, error: out.error }
+      : { type: "challenge-checked", id: data.id, challenge: out.challenge };
+  } catch (err) {
+    reply = { type: "challenge-checked", id: data.id,
+      error: `the engine failed while checking it (${String(err).slice(0, 300)})` };
+  }
+  self.postMessage(reply);
 }
 
 // A replay file the page opened: the engine re-runs it (main.py verify_replay) and the
@@ -827,6 +850,9 @@ self.onmessage = (event) => {
   } else if (data.type === "verify") {
     if (verifyReplayPy) verifyReplay(data);
     else queuedVerifies.push(data);
+  } else if (data.type === "challenge-check") {
+    if (checkChallengePy) checkChallenge(data);
+    else queuedChallengeChecks.push(data);
   } else if (data.type === "stop") {
     if (controller) controller.stop(data.run);
     queuedRuns = queuedRuns.filter((r) => r.run !== data.run);
