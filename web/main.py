@@ -22,6 +22,7 @@ import arena_bridge  # registered by controller_worker.js
 from engine.bots.answer import BotAnswer
 from engine.bots.reply import answer_from_reply
 from engine.driver import BotEvent, Call, Calls, GameStarted, TurnPlayed, TurnReply
+from engine.entries import BUILTIN
 from engine.games.randomness import check_secret, new_secret
 from engine.registry import games, get_game
 from engine.replay import ReplayError, verify_document
@@ -331,6 +332,7 @@ def check_challenge(text: str) -> str:
 # (``arena_bridge.tournamentSeats``): a Worker only ever serves one entry's code.
 
 MAX_KEPT_REPLAY_BYTES = 256 * 1024 * 1024  # compressed replays kept for the viewer, in all
+MAX_PROBLEM_CHARS = 500  # an entry's first error, as the leaderboard shows it
 
 
 class PageTournament:
@@ -355,27 +357,29 @@ class PageTournament:
         self.parallel_asked = _int_or_none(request.get("parallel"))
         focus = request.get("focus")
         self.focus = focus if isinstance(focus, str) and focus in self.tournament.names else None
-        self.sources = [Controller._source(self.spec, e.text if e.kind == "python" else f"builtin:{e.text}")
+        self.sources = [self.spec.example_source(e.text) if e.kind == BUILTIN else e.text
                         for e in self.tournament.entries]
         self.replays: dict[int, bytes] = {}
         self.replay_bytes = 0
         self.began = 0.0
         self.plan: dict = {}
         self.total = 0
-        self.last_game: dict | None = None
+        self.problems: dict[str, dict] = {}  # per entry, its first error or fault, for its author
 
     async def play_all(self) -> None:
         from engine.tournament import run_tournament_async
 
         t = self.tournament
-        self.plan = json.loads(arena_bridge.tournamentBegin(t.seats, json.dumps(self.parallel_asked)))
+        self.plan = json.loads(arena_bridge.tournamentBegin(t.seats, len(t.entries),
+                                                            json.dumps(self.parallel_asked)))
         self.began = arena_bridge.now()
         self.total = t.first_round_size()
         self._progress(0)
         await run_tournament_async(t, self._play, int(self.plan["parallel"]),
                                    on_result=lambda done, total, result: self._progress(done, result))
         _post({"type": "tournament-done", "run": self.run, **self._board(),
-               "tournament": t.to_json(), "elapsed_ms": round(arena_bridge.now() - self.began)})
+               "tournament": t.to_json(), "elapsed_ms": round(arena_bridge.now() - self.began),
+               "plan": self.plan, "workers": json.loads(arena_bridge.tournamentWorkers())})
 
     # -- one match
     async def _play(self, match):
@@ -412,6 +416,11 @@ class PageTournament:
                     value[call.seat] = TurnReply(answer, elapsed, silent, self.budget is not None)
             elif isinstance(step, Call):
                 value = await self._call(group, step, match)
+            elif isinstance(step, BotEvent) and step.stream in ("error", "fault"):
+                name = names[step.bot]
+                if name not in self.problems:
+                    self.problems[name] = {"text": step.text[:MAX_PROBLEM_CHARS], "line": step.line,
+                                           "game": match.index}
 
     async def _call(self, group: int, step: Call, match) -> BotAnswer:
         if step.op == "load":
@@ -469,7 +478,7 @@ class PageTournament:
             row["focus"] = row["name"] == self.focus
         board = {"title": self.title, "game": self.spec.name, "format": t.kind, "ranked_by": t.by,
                  "seats": t.seats, "first_seed": t.first_seed, "secret": t.secret, "rows": rows,
-                 "cross": None, "order": [r.name for r in ranking]}
+                 "cross": None, "order": [r.name for r in ranking], "problems": dict(self.problems)}
         if t.kind == PAIRS:
             board["cross"] = cross_table(t.names, t.ordered_results(), board["order"])
         return board
@@ -486,7 +495,7 @@ class PageTournament:
                     "winner": None if result.winner is None else t.names[result.table[result.winner]]}
         _post({"type": "tournament-progress", "run": self.run, "done": done, "total": total,
                "elapsed_ms": round(elapsed), "eta_ms": eta, "plan": self.plan, "played": played,
-               **self._board()})
+               "workers": json.loads(arena_bridge.tournamentWorkers()), **self._board()})
 
 
 tournaments: dict[int, PageTournament] = {}  # the latest run's, for its replays

@@ -185,6 +185,17 @@ def test_the_visitors_saved_bots_become_the_first_entries(arena_context, site_ur
     assert page.evaluate("window.kothArena.getCode(0)") == old[0]["code"]  # the seats keep them too
 
 
+def test_a_field_saved_in_another_tab_shows_here(open_arena, site_url):
+    first = open_arena(site_url)
+    fill_field(first.page, FIELD)
+    second = open_arena(site_url)
+    tournament_mode(second.page)
+    assert names(second.page) == ["greedy", "first", "passer"]
+    first.page.evaluate("window.kothArena.challenge.addEntries([{name: 'late', code: 'pass'}])")
+    expect(second.page.locator("#entry-list .entry-open", has_text="late")).to_have_count(1)
+    assert challenge(second.page)["entries"] == challenge(first.page)["entries"]
+
+
 # -- files --------------------------------------------------------------------------------------
 
 def test_export_then_import_gives_back_the_same_challenge(arena, tmp_path):
@@ -375,6 +386,7 @@ def test_a_link_past_chat_limits_warns_and_offers_a_file(arena, tmp_path):
     expect(warning).to_contain_text("a Discord message (2,000 characters)")
     expect(warning).to_contain_text("a Slack message (cut at 40,000 characters)")
     expect(warning).not_to_contain_text("Chrome")
+    assert _serious_violations(page) == []  # the link box and the warning too
     with page.expect_download() as download:
         page.get_by_role("button", name="Export a file instead").click()
     path = tmp_path / "long.json"
@@ -406,6 +418,8 @@ def test_a_shared_challenge_on_a_phone_needs_no_sideways_scrolling(open_arena, s
         field = page.locator("#trial-entries").bounding_box()
         assert board["x"] >= 0 and board["x"] + board["width"] <= PHONE["width"]
         assert field["x"] + field["width"] <= PHONE["width"]
+        table = page.get_by_role("table", name=re.compile(r"^Leaderboard")).bounding_box()
+        assert table["x"] >= 0 and table["x"] + table["width"] <= PHONE["width"]
         page.screenshot(path=str(results_dir / "challenge-trial-phone.png"), full_page=True)
 
         # The author's view with an editor open, and the match's seats: no sideways scrolling.
@@ -413,10 +427,19 @@ def test_a_shared_challenge_on_a_phone_needs_no_sideways_scrolling(open_arena, s
         page.get_by_role("button", name="first", exact=True).click()
         expect(page.get_by_label("first code", exact=True)).to_be_visible()
         assert page.evaluate("document.scrollingElement.scrollWidth") <= PHONE["width"]
-        # the board comes before the seats' editors
+        page.screenshot(path=str(results_dir / "challenge-author-phone.png"), full_page=True)
+
+        # Match mode: the preset menu, the example menus and the editors fit; the board comes
+        # before the seats' editors.
+        page.get_by_role("radio", name="Match").check()
+        expect(page.get_by_label("Bot 1 code", exact=True)).to_be_visible()
+        assert page.evaluate("document.scrollingElement.scrollWidth") <= PHONE["width"]
+        for label in ("Preset", "Bot 1 example", "Bot 2 example"):
+            box = page.get_by_label(label, exact=True).bounding_box()
+            assert box["x"] + box["width"] <= PHONE["width"], label
         assert (page.locator("#board-area").bounding_box()["y"]
                 < page.get_by_label("Bot 1 code", exact=True).bounding_box()["y"])
-        page.screenshot(path=str(results_dir / "challenge-author-phone.png"), full_page=True)
+        page.screenshot(path=str(results_dir / "match-phone.png"), full_page=True)
     finally:
         phone.close()
 

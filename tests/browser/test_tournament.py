@@ -157,3 +157,71 @@ def test_stop_ends_a_tournament_at_once_and_the_next_one_runs(arena):
     arena.start_run()
     assert arena.wait_finished(300_000).startswith("Finished the tournament: 6 games")
     assert [row[1] for row in _leaderboard(arena)].count("again") == 1
+
+
+CRASHER = """\
+calls = 0
+def move(view):
+    global calls
+    calls += 1
+    if calls % 50 == 0:
+        return 1 / 0
+    moves = view.moves()
+    return moves[0] if moves else (0, 0, 0, 0)
+"""
+GARBAGE = "def move(view):\n    print('x' * 5000)\n    return 'not a move at all'\n"
+
+
+def test_bad_entries_get_faults_and_their_authors_see_why_the_field_plays_on(arena):
+    """Through the view's start() (the trial view's way in): an entry that raises and one
+    that answers garbage are faulted, never stop the tournament; the leaderboard marks the
+    visitor's own entry and shows each bad entry's first error with its line."""
+    challenge = _challenge([("mine", CRASHER), ("garbage", GARBAGE), ("first", FIRST_MOVE)])
+    challenge["settings"]["time_limit_ms"] = 1000
+    run = arena.page.evaluate("c => window.kothArena.tournament.start(c, {parallel: 2, focus: 'mine'})",
+                              challenge)
+    assert run is not None
+    assert arena.wait_finished(300_000).startswith("Finished the tournament: 6 games")
+    result = arena.page.evaluate("window.kothArena.tournament.result")
+    standings = {s["name"]: s for s in result["standings"]}
+    assert standings["garbage"]["faults"] > 0 and standings["garbage"]["wins"] == 0
+    assert standings["first"]["faults"] == 0 and standings["first"]["games"] == 4
+    board = arena.page.get_by_role("table", name=re.compile(r"^Leaderboard"))
+    mine = board.get_by_role("rowheader").filter(has_text="mine")
+    expect(mine).to_have_text("mine (your bot)")
+    problems = arena.page.get_by_role("list", name="Entries' first errors")
+    expect(problems).to_contain_text("garbage")
+    assert standings["mine"]["faults"] > 0
+    expect(problems.get_by_role("listitem").filter(has_text="mine")).to_contain_text("line 6")
+    expect(problems).to_contain_text("ZeroDivisionError")
+
+
+def test_the_mode_survives_a_reload_and_match_mode_keeps_its_two_bots(arena):
+    arena.setup(game="flit")
+    arena.page.get_by_role("radio", name="Tournament").check()
+    heading = arena.page.get_by_role("heading", name="Tournament", exact=True)
+    expect(heading).to_be_visible()
+    arena.page.reload()
+    arena.wait_ready()
+    expect(arena.page.get_by_role("radio", name="Tournament")).to_be_checked()
+    expect(heading).to_be_visible()
+    arena.page.get_by_role("radio", name="Match").check()
+    expect(arena.page.locator(".bot-panel:not([hidden])")).to_have_count(2)
+    expect(heading).to_be_hidden()
+
+
+@pytest.mark.parametrize("isolated", [True, False])
+def test_a_looping_entry_is_stopped_and_the_tournament_ends_normally(open_arena, isolated_url, plain_url,
+                                                                     isolated):
+    """A bot that never answers is stopped at the hard limit (interrupted, or its Worker
+    terminated) in each of its games; the other entries' games and results are untouched."""
+    arena = open_arena(isolated_url if isolated else plain_url)
+    challenge = _challenge([("spinner", SPINNER), ("first", FIRST_MOVE), ("converter", CONVERTER)])
+    challenge["settings"]["time_limit_ms"] = 1000  # the others never late on a loaded machine
+    arena.page.evaluate("c => window.kothArena.tournament.start(c, {parallel: 2})", challenge)
+    assert arena.wait_finished(300_000).startswith("Finished the tournament: 6 games")
+    result = arena.page.evaluate("window.kothArena.tournament.result")
+    standings = {s["name"]: s for s in result["standings"]}
+    assert standings["spinner"]["wins"] == 0 and standings["spinner"]["faults"] >= 4
+    assert standings["first"]["faults"] == standings["converter"]["faults"] == 0
+    assert result["cross"]["converter"]["first"] == {"wins": 2, "draws": 0, "losses": 0}

@@ -1354,6 +1354,7 @@ const tournamentView = new TournamentView({
     run = { id: runCounter, kind: "tournament", game: settings.game, names: [], records: [], summary: null, viewing: false };
     els.run.disabled = true;
     els.stop.disabled = false;
+    $("tournament-section").hidden = false; // also when started from elsewhere (a trial view)
     return run.id;
   },
   end: (text) => {

@@ -37,6 +37,26 @@ try {
 }
 
 window.addEventListener("pagehide", () => saver.flush());
+// Another tab saved a field: it shows here, unless this tab has edits not saved yet; then
+// this tab's are saved and the other tab's field is kept aside (restoreKept swaps them).
+window.addEventListener("storage", (ev) => {
+  const m = ev.key && ev.key.startsWith(store.PREFIX)
+    ? /^challenge:field:(\w+)$/.exec(ev.key.slice(store.PREFIX.length)) : null;
+  if (!m || ev.newValue === null || !fields[m[1]]) return;
+  let theirs;
+  try { theirs = normaliseField(JSON.parse(ev.newValue)); } catch { return; }
+  const game = m[1];
+  if (sameField(theirs, fields[game])) return;
+  if (saver.pending(`challenge:field:${game}`)) {
+    keepAside(game, theirs, "tab");
+    saver.flush();
+  } else {
+    theirs.open = fields[game].open !== null && theirs.entries.some((e) => e.id === fields[game].open)
+      ? fields[game].open : null;
+    fields[game] = theirs;
+  }
+  notify({ type: "replace", reason: "tab" });
+});
 document.addEventListener("visibilitychange", () => { if (document.hidden) saver.flush(); });
 
 // ---- the contract (ISSUE9_CONTRACT.md) -------------------------------------------------------

@@ -237,6 +237,7 @@ export class ChallengePanel {
     if (this.body && this.body.id === entry.id) {
       const b = this.body;
       if (document.activeElement !== b.name) b.name.value = entry.name;
+      if (b.editor.value !== entry.code && !b.el.contains(document.activeElement)) b.editor.value = entry.code;
       b.editor.setLabel(`${entry.name} code`);
       return b.el;
     }
@@ -246,9 +247,9 @@ export class ChallengePanel {
     el.id = `entry-body-${entry.id}`;
     const row = document.createElement("div");
     row.className = "entry-fields";
-    const name = field(row, "Entry name", "entry-name", entry.name, model.MAX_NAME_CHARS);
-    const author = field(row, "Author", "entry-author", entry.author || "", model.MAX_NAME_CHARS);
-    const link = field(row, "Answer link", "entry-link", entry.link || "", 2000, "url");
+    const name = field(row, "Entry name", "entry-name", entry.id, entry.name, model.MAX_NAME_CHARS);
+    const author = field(row, "Author", "entry-author", entry.id, entry.author || "", model.MAX_NAME_CHARS);
+    const link = field(row, "Answer link", "entry-link", entry.id, entry.link || "", 2000, "url");
     const nameError = document.createElement("p");
     nameError.className = "entry-error";
     nameError.id = `entry-name-error-${entry.id}`;
@@ -345,11 +346,13 @@ export class ChallengePanel {
     const kept = model.keptChallenge();
     this.els.kept.hidden = !kept;
     if (!kept) return;
-    const title = kept.field && kept.field.title ? `“${kept.field.title}”` : "your previous challenge";
+    const title = kept.field && kept.field.title ? ` “${kept.field.title}”` : "";
     const n = kept.field && Array.isArray(kept.field.entries) ? kept.field.entries.length : 0;
+    const count = `${n} entr${n === 1 ? "y" : "ies"}`;
     this.els.keptText.textContent = kept.reason === "restored"
-      ? `The challenge you restored over is kept (${n} entr${n === 1 ? "y" : "ies"}).`
-      : `Your previous challenge ${title} (${n} entr${n === 1 ? "y" : "ies"}) is kept: nothing of yours was lost.`;
+      ? `The challenge you restored over${title} (${count}) is kept too.`
+      : kept.reason === "tab" ? `Another tab saved this field at the same time: its version${title} (${count}) is kept.`
+        : `Your previous challenge${title} (${count}) is kept: nothing of yours was lost.`;
     this.els.restore.textContent = kept.reason === "restored" ? "Swap back" : "Restore my previous challenge";
   }
 
@@ -544,14 +547,14 @@ export class ChallengePanel {
     }
   }
 
-  // The engine's final leaderboard of a tournament (rows with rank and name): where your bot
-  // placed, when it was your bot's run.
+  // The engine's final leaderboard of a tournament (rows with place and name, ranked by the
+  // engine): where your bot placed, when it was your bot's run.
   showRank(rows) {
     if (!this.yourRun || !Array.isArray(rows)) return;
     const mine = rows.find((r) => r && r.name === this.yourRun.name);
     if (!mine) return;
-    const tied = rows.filter((r) => r.rank === mine.rank).length > 1;
-    this.els.trialRank.textContent = `${this.yourRun.name} would rank ${ordinal(mine.rank)}${tied ? " (tied)" : ""} `
+    const tied = rows.filter((r) => r.place === mine.place).length > 1;
+    this.els.trialRank.textContent = `${this.yourRun.name} would rank ${ordinal(mine.place)}${tied ? " (tied)" : ""} `
       + `of ${rows.length}. The author's field is unchanged.`;
     this.yourRun = null;
   }
@@ -591,13 +594,13 @@ function button(text, cls, label = null) {
   return b;
 }
 
-function field(parent, labelText, cls, value, maxLength, type = "text") {
+function field(parent, labelText, cls, id, value, maxLength, type = "text") {
   const wrap = document.createElement("div");
   wrap.className = "field";
   const input = document.createElement("input");
   input.type = type;
   input.className = cls;
-  input.id = `${cls}-${Math.random().toString(36).slice(2, 8)}`;
+  input.id = `${cls}-${id}`;
   input.maxLength = maxLength;
   input.value = value;
   input.autocomplete = "off";

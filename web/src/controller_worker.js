@@ -461,7 +461,8 @@ const bridge = {
 // to make room, so that at most `cap` bot Workers live besides the warm spares.
 const MEMORY_SHARE = 0.25; // of the device's memory (navigator.deviceMemory) bot Workers may use
 const DEFAULT_DEVICE_GB = 4; // where the browser does not say (deviceMemory is capped at 8)
-const WORKER_OVERHEAD_MB = 24; // a bot Worker's memory besides its Python heap (scripts/bench_web)
+const WORKER_OVERHEAD_MB = 70; // a bot Worker's resident memory besides its Python heap: it
+// measured 113–139 MB in all with a 54 MB heap (scripts/bench_web --only tournament)
 const MAX_PARALLEL = 16;
 const TOURNAMENT_WAIT_SLICE_MS = 50; // how often a wait for a bot looks at Stop
 let tournamentSeats = null;
@@ -477,7 +478,7 @@ function botWorkerMb() {
 
 // How many matches at once: the number asked for, or one pair of bot Workers per core but
 // one (the controller's), fewer when the device's memory is short.
-function tournamentPlan(seats, asked) {
+function tournamentPlan(seats, entries, asked) {
   const cores = Math.max(1, (Number(navigator.hardwareConcurrency) || 2) - 1);
   const deviceGb = Number(navigator.deviceMemory) || DEFAULT_DEVICE_GB;
   const workerMb = botWorkerMb();
@@ -486,8 +487,10 @@ function tournamentPlan(seats, asked) {
   const byMemory = Math.max(1, Math.floor((budgetMb / workerMb - spares) / seats));
   const fixed = Number.isInteger(asked) && asked >= 1;
   const parallel = fixed ? Math.min(asked, MAX_PARALLEL) : Math.min(cores, byMemory, MAX_PARALLEL);
-  // Idle Workers of entries are kept while the memory allows: up to one more table's worth.
-  const cap = Math.max(seats * parallel, Math.min(seats * (parallel + 1), Math.floor(budgetMb / workerMb) - spares));
+  // Besides the matches' own, one idle Worker per entry is kept while the memory allows it, so
+  // that an entry's next match need not start one.
+  const cap = Math.max(seats * parallel, Math.min(seats * parallel + entries,
+    Math.floor(budgetMb / workerMb) - spares));
   return { parallel, fixed, cores, byMemory, seats, cap, spares,
     workerMb: Math.round(workerMb), budgetMb: Math.round(budgetMb), deviceGb };
 }
@@ -593,6 +596,36 @@ async function awaitReplyAsync(bot, id, deadline) {
   }
 }
 
+// A seat's bot Worker: its own, or a warm one; a replacement (its Worker was stopped) gets
+// the entry's code before it is asked anything. Never blocks: other matches go on.
+async function seatWorker(slot) {
+  if (slot.bot && !slot.bot.dead) return slot.bot;
+  const taking = takeWarm();
+  const bot = await untilStopped(taking);
+  if (bot === STOPPED) {
+    taking.then((late) => late.kill(), () => {});
+    return STOPPED;
+  }
+  slot.bot = bot;
+  if (!slot.loadJson) return bot;
+  const id = --internalId;
+  const json = withId(slot.loadJson, id);
+  let loaded = null;
+  if (bot.mode === "sync") {
+    if (bot.post(id, json)) loaded = await awaitReplyAsync(bot, id, performance.now() + LOAD_LIMIT_MS);
+  } else {
+    let timer = null;
+    loaded = await untilStopped(Promise.race([
+      bot.request(id, json),
+      new Promise((resolve) => { timer = setTimeout(() => resolve(null), LOAD_LIMIT_MS); }),
+    ]));
+    clearTimeout(timer);
+  }
+  if (loaded === STOPPED) return STOPPED;
+  if (loaded === null) bot.kill(); // its code would not load again: it stays silent
+  return bot;
+}
+
 // One question to a seat of a match (main.py's tournamentAsk): always a Promise of the reply
 // text (replyText), whatever mode the bot Worker is in.
 async function askSeat(groupId, seat, id, op, json, waitMs) {
@@ -600,7 +633,7 @@ async function askSeat(groupId, seat, id, op, json, waitMs) {
   if (!group) return replyText(0, STOPPED);
   const slot = group.slots[seat];
   const fresh = !slot.bot || slot.bot.dead;
-  const bot = await slot.worker();
+  const bot = await seatWorker(slot);
   if (fresh) {
     refillWarm(tournamentSeats.spares); // the next match's Workers start meanwhile
     tournamentSeats.count();
@@ -624,9 +657,9 @@ async function askSeat(groupId, seat, id, op, json, waitMs) {
 }
 
 const tournamentBridge = {
-  tournamentBegin: (seats, askedJson) => {
+  tournamentBegin: (seats, entries, askedJson) => {
     release();
-    const plan = tournamentPlan(Number(seats), JSON.parse(askedJson));
+    const plan = tournamentPlan(Number(seats), Number(entries), JSON.parse(askedJson));
     tournamentSeats = new TournamentSeats(plan);
     refillWarm(plan.spares);
     return JSON.stringify(plan);

@@ -66,9 +66,11 @@ export class TournamentView {
     gamesWrap.append(this.games);
     this.gamesDetails.append(summary, gamesWrap);
     this.note = el("p", "", { class: "hint tournament-note" });
+    this.problems = el("ul", "", { class: "tournament-problems", "aria-label": "Entries' first errors" });
+    this.problems.hidden = true;
     const boardWrap = el("div", "", { class: "table-scroll" });
     boardWrap.append(this.board);
-    this.container.replaceChildren(boardWrap, this.note, this.crossWrap, this.gamesDetails);
+    this.container.replaceChildren(boardWrap, this.note, this.problems, this.crossWrap, this.gamesDetails);
     this.gamesBody.addEventListener("click", (ev) => {
       const button = ev.target.closest("button[data-index]");
       if (button) this.watch(Number(button.dataset.index));
@@ -123,6 +125,8 @@ export class TournamentView {
     if (m.type === "tournament-done") {
       this.running = false;
       this.result = m.tournament; // the engine's JSON, as `python -m engine tournament --json` prints it
+      this.workers = m.workers || null; // bot Workers: live, peak, started, MB each (scripts/bench_web)
+      this.plan = m.plan || null;
       this.showBoard(m, "final");
       const rows = Array.isArray(m.rows) ? m.rows : [];
       const top = rows.filter((r) => r.place === 1).map((r) => r.name).join(" and ");
@@ -186,12 +190,27 @@ export class TournamentView {
     }
     this.board.replaceChildren(this.caption, thead, body);
     if (m && m.cross) this.showCross(m.order || [], m.cross);
+    this.showProblems(m && m.problems && typeof m.problems === "object" ? m.problems : {});
     if (m && m.format) {
       const how = byRate ? "win rate (a draw is half a win)" : "mean score per game";
       this.note.textContent = `${m.title ? `${m.title}: ` : ""}${m.format} format, ranked by ${how}; a place is `
         + "settled when its 95% interval does not overlap its neighbours'. "
         + `Seed ${m.first_seed}, secret ${m.secret}.`;
     }
+  }
+
+  // Each entry's first error or fault (the engine's text and line), so its author can fix it.
+  showProblems(problems) {
+    const items = Object.entries(problems).map(([name, p]) => {
+      const li = el("li");
+      li.append(el("strong", String(name)));
+      const where = Number.isInteger(p.line) ? ` line ${p.line}:` : ":";
+      const game = Number.isInteger(p.game) ? ` (game ${p.game + 1})` : "";
+      li.append(document.createTextNode(`${where} ${String(p.text)}${game}`));
+      return li;
+    });
+    this.problems.replaceChildren(...items);
+    this.problems.hidden = !items.length;
   }
 
   showCross(order, cross) {
