@@ -1396,8 +1396,11 @@ async function startEmbedded() {
   if (embedStarted) return;
   embedStarted = true;
   document.body.classList.add("embedded");
-  // No link can lead back into a snippet's sandboxed frame, and its storage lasts the visit.
-  for (const id of ["share", "share-challenge", "snippet-export-open"]) if ($(id)) $(id).hidden = true;
+  // No link can lead back into a snippet's sandboxed frame, its storage lasts the visit, and
+  // the site's sandbox allows no downloads.
+  for (const id of ["share", "share-challenge", "snippet-export-open", "export-challenge"]) {
+    if ($(id)) $(id).hidden = true;
+  }
   const taken = await challengePanel.openLink(String(embed.challenge || ""));
   if (taken && Number.isInteger(embed.question)) {
     const site = typeof embed.site === "string" && embed.site ? embed.site : "codegolf";
