@@ -314,6 +314,8 @@ def test_a_challenge_link_opens_the_same_challenge_in_another_profile(open_arena
         page.wait_for_function("window.kothArena && window.kothArena.ready", timeout=60_000)
         # The visitor's own challenge, before the link.
         page.evaluate("window.kothArena.challenge.addEntries([{name: 'mine', code: 'return 1'}])")
+        page.get_by_label("Seed", exact=True).fill("4242")
+        page.get_by_label("Secret (optional)", exact=True).fill("my own")
         page.wait_for_timeout(300)
         own = challenge(page)
 
@@ -342,7 +344,7 @@ def test_a_challenge_link_opens_the_same_challenge_in_another_profile(open_arena
         # The visitor's own challenge is kept, one click away (and the link's stays too).
         restore = page.get_by_role("button", name="Restore my previous challenge")
         restore.click()
-        assert challenge(page)["entries"] == own["entries"]
+        assert challenge(page) == own  # the field, and the form's seed and secret with it
         page.get_by_role("button", name="Swap back").click()
         assert challenge(page) == shared
 
