@@ -225,3 +225,39 @@ def test_a_looping_entry_is_stopped_and_the_tournament_ends_normally(open_arena,
     assert standings["spinner"]["wins"] == 0 and standings["spinner"]["faults"] >= 4
     assert standings["first"]["faults"] == standings["converter"]["faults"] == 0
     assert result["cross"]["converter"]["first"] == {"wins": 2, "draws": 0, "losses": 0}
+
+
+MARKER = """\
+import builtins
+builtins.KOTH_LEFT_BEHIND = "marker"
+
+def move(view):
+    moves = view.moves()
+    return moves[0] if moves else (0, 0, 0, 0)
+"""
+PROBE = """\
+import builtins
+
+def move(view):
+    if hasattr(builtins, "KOTH_LEFT_BEHIND"):
+        raise RuntimeError("another entry's Worker")
+    moves = view.moves()
+    return moves[-1] if moves else (0, 0, 0, 0)
+"""
+
+
+def test_a_worker_that_ran_an_entry_never_serves_another(arena):
+    """An entry leaves a mark in its Worker's Python (the builtins module); an entry that
+    finds such a mark would raise. Across 12 games, 2 at once, with Workers kept between
+    an entry's matches, the probe never meets a mark: Workers are kept per entry."""
+    challenge = _challenge([("marker", MARKER), ("probe", PROBE), ("first", FIRST_MOVE),
+                            ("probe2", PROBE)])
+    challenge["settings"]["time_limit_ms"] = 1000
+    arena.page.evaluate("c => window.kothArena.tournament.start(c, {parallel: 2, budget: 1000000})",
+                        challenge)
+    assert arena.wait_finished(300_000).startswith("Finished the tournament: 12 games")
+    result = arena.page.evaluate("window.kothArena.tournament.result")
+    faults = {s["name"]: s["faults"] for s in result["standings"]}
+    assert faults == {"marker": 0, "probe": 0, "first": 0, "probe2": 0}
+    workers = arena.page.evaluate("window.kothArena.tournament.workers")
+    assert workers["started"] < 24  # some matches did reuse their entries' Workers
