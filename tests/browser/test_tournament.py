@@ -261,3 +261,30 @@ def test_a_worker_that_ran_an_entry_never_serves_another(arena):
     assert faults == {"marker": 0, "probe": 0, "first": 0, "probe2": 0}
     workers = arena.page.evaluate("window.kothArena.tournament.workers")
     assert workers["started"] < 24  # some matches did reuse their entries' Workers
+
+
+@pytest.mark.parametrize("game,settings,entries,games", [
+    ("atomas", {"max_moves": 150, "time_limit_ms": 5000}, ["greedy", "random", "greedy"], 2),
+    ("abotcalypse", {"max_turns": 40, "time_limit_ms": 5000}, ["random", "builder", "thrower", "random"], 2),
+])
+def test_score_alone_and_table_tournaments_are_the_native_ones(arena, tmp_path, game, settings, entries,
+                                                               games):
+    """The other two formats: Atomas (every entry alone on the same seeds) and aBOTcalypse
+    (tables of every entry), from built-in entries: the page's JSON is the native one."""
+    challenge = {"format": "koth-arena-challenge", "version": 1, "title": game, "description": "",
+                 "game": game, "settings": settings, "games": games, "seed": 3, "secret": "S",
+                 "entries": [{"name": f"{name}{i}", "code": f"builtin:{name}"}
+                             for i, name in enumerate(entries)]}
+    path = tmp_path / "challenge.json"
+    path.write_text(json.dumps(challenge), encoding="utf-8")
+    native = subprocess.run([sys.executable, "-m", "engine", "tournament", "--challenge", path,
+                             "--budget", str(BUDGET), "--json"],
+                            cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert native.returncode == 0, native.stderr
+    expected = json.loads(native.stdout)
+    arena.page.evaluate("([c, b]) => window.kothArena.tournament.start(c, {parallel: 2, budget: b})",
+                        [challenge, BUDGET])
+    assert arena.wait_finished(300_000).startswith("Finished the tournament"), arena.status.inner_text()
+    assert arena.page.evaluate("window.kothArena.tournament.result") == expected
+    assert expected["format"] == ("alone" if game == "atomas" else "tables")
+    expect(arena.page.get_by_role("table", name=re.compile(r"^Leaderboard"))).to_contain_text("Mean ± 95%")
