@@ -225,3 +225,66 @@ def test_a_looping_entry_is_stopped_and_the_tournament_ends_normally(open_arena,
     assert standings["spinner"]["wins"] == 0 and standings["spinner"]["faults"] >= 4
     assert standings["first"]["faults"] == standings["converter"]["faults"] == 0
     assert result["cross"]["converter"]["first"] == {"wins": 2, "draws": 0, "losses": 0}
+
+
+MARKER = """\
+import builtins
+builtins.KOTH_LEFT_BEHIND = "marker"
+
+def move(view):
+    moves = view.moves()
+    return moves[0] if moves else (0, 0, 0, 0)
+"""
+PROBE = """\
+import builtins
+
+def move(view):
+    if hasattr(builtins, "KOTH_LEFT_BEHIND"):
+        raise RuntimeError("another entry's Worker")
+    moves = view.moves()
+    return moves[-1] if moves else (0, 0, 0, 0)
+"""
+
+
+def test_a_worker_that_ran_an_entry_never_serves_another(arena):
+    """An entry leaves a mark in its Worker's Python (the builtins module); an entry that
+    finds such a mark would raise. Across 12 games, 2 at once, with Workers kept between
+    an entry's matches, the probe never meets a mark: Workers are kept per entry."""
+    challenge = _challenge([("marker", MARKER), ("probe", PROBE), ("first", FIRST_MOVE),
+                            ("probe2", PROBE)])
+    challenge["settings"]["time_limit_ms"] = 1000
+    arena.page.evaluate("c => window.kothArena.tournament.start(c, {parallel: 2, budget: 1000000})",
+                        challenge)
+    assert arena.wait_finished(300_000).startswith("Finished the tournament: 12 games")
+    result = arena.page.evaluate("window.kothArena.tournament.result")
+    faults = {s["name"]: s["faults"] for s in result["standings"]}
+    assert faults == {"marker": 0, "probe": 0, "first": 0, "probe2": 0}
+    workers = arena.page.evaluate("window.kothArena.tournament.workers")
+    assert workers["started"] < 24  # some matches did reuse their entries' Workers
+
+
+@pytest.mark.parametrize("game,settings,entries,games", [
+    ("atomas", {"max_moves": 150, "time_limit_ms": 5000}, ["greedy", "random", "greedy"], 2),
+    ("abotcalypse", {"max_turns": 40, "time_limit_ms": 5000}, ["random", "builder", "thrower", "random"], 2),
+])
+def test_score_alone_and_table_tournaments_are_the_native_ones(arena, tmp_path, game, settings, entries,
+                                                               games):
+    """The other two formats: Atomas (every entry alone on the same seeds) and aBOTcalypse
+    (tables of every entry), from built-in entries: the page's JSON is the native one."""
+    challenge = {"format": "koth-arena-challenge", "version": 1, "title": game, "description": "",
+                 "game": game, "settings": settings, "games": games, "seed": 3, "secret": "S",
+                 "entries": [{"name": f"{name}{i}", "code": f"builtin:{name}"}
+                             for i, name in enumerate(entries)]}
+    path = tmp_path / "challenge.json"
+    path.write_text(json.dumps(challenge), encoding="utf-8")
+    native = subprocess.run([sys.executable, "-m", "engine", "tournament", "--challenge", path,
+                             "--budget", str(BUDGET), "--json"],
+                            cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert native.returncode == 0, native.stderr
+    expected = json.loads(native.stdout)
+    arena.page.evaluate("([c, b]) => window.kothArena.tournament.start(c, {parallel: 2, budget: b})",
+                        [challenge, BUDGET])
+    assert arena.wait_finished(300_000).startswith("Finished the tournament"), arena.status.inner_text()
+    assert arena.page.evaluate("window.kothArena.tournament.result") == expected
+    assert expected["format"] == ("alone" if game == "atomas" else "tables")
+    expect(arena.page.get_by_role("table", name=re.compile(r"^Leaderboard"))).to_contain_text("Mean ± 95%")
