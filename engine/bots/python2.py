@@ -1,0 +1,200 @@
+"""Python 2 answers, converted on load: the code its author posted, run as Python 3.
+
+Most King-of-the-Hill answers were posted in Python 2 (``print x``, backticks, ``xrange``,
+``raw_input``). A bot whose author says it is Python 2 (the page's language choice,
+``py2:FILE``, a challenge entry's ``"language": "python2"``) is converted here with fissix,
+the maintained fork of lib2to3, and its standard fixers — all but ``input``: a posted
+answer's ``input()`` reads a line, as its author meant (the bot's runtime gives it one), and
+``eval(input())`` would run the line as code. Python 2 semantics that syntax does not carry
+(``/`` between integers) are restored in the syntax tree by ``engine.bots.python2_semantics``.
+
+``convert`` returns the converted text and a line map (converted line -> the author's line),
+computed by aligning the two texts (fissix keeps a statement on its line; the few fixers that
+add an import add a line). The map goes with the converted text to the bot host, so faults
+name the author's lines. Conversions are cached by the source's SHA-256 (a tournament
+converts each entry once). The same code runs in CPython and in the page's Pyodide, which
+loads fissix from the site (``scripts/build.py`` ships it).
+
+Conversion runs in the controller, never in the bot's process: it parses the text and runs
+no bot code, and a converted bot's host then needs nothing but the standard library. A text
+that fissix cannot parse gets a ``BotLoadError`` naming the author's line.
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+import hashlib
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Any
+
+from engine.bots.code import BotLoadError
+
+PYTHON2, PYTHON3 = "python2", "python3"
+LANGUAGES = (PYTHON3, PYTHON2)
+EXCLUDED_FIXERS = ("fissix.fixes.fix_input",)  # input() reads a line, as the author meant
+CACHE_SIZE = 128  # conversions kept (a tournament's field, the page's editors)
+
+# Names only Python 2 has (as builtins or methods); used to suggest the language.
+PYTHON2_BUILTINS = frozenset({"raw_input", "xrange", "unicode", "basestring", "unichr", "long",
+                              "execfile", "reduce", "cmp", "file", "intern", "apply"})
+PYTHON2_METHODS = frozenset({"has_key", "iteritems", "itervalues", "iterkeys", "xreadlines"})
+
+
+@dataclass(frozen=True)
+class Conversion:
+    """An answer converted from Python 2: the Python 3 text and where each line came from."""
+
+    source: str  # as the author posted it
+    converted: str  # Python 3, by fissix
+    lines: tuple[int, ...]  # converted line n came from the author's line lines[n - 1]
+    true_division: bool  # the answer has ``from __future__ import division``
+
+    def to_json(self) -> dict[str, Any]:
+        """What the controller sends a bot host with the converted code (its load request)."""
+        return {"code": self.converted, "language": PYTHON2, "lines": list(self.lines),
+                "true_division": self.true_division}
+
+    def diff(self) -> str:
+        """A unified diff from the author's code to the converted code."""
+        return "".join(difflib.unified_diff(
+            self.source.splitlines(keepends=True), self.converted.splitlines(keepends=True),
+            "posted (Python 2)", "converted (Python 3)", n=1))
+
+
+_cache: OrderedDict[str, Conversion] = OrderedDict()
+_tool: Any = None
+
+
+def _refactoring_tool() -> Any:
+    """fissix's refactoring tool with the standard fixers but ``input`` (made once: its
+    grammar and fixers take most of a conversion's first-use cost)."""
+    global _tool
+    if _tool is None:
+        from fissix.refactor import RefactoringTool, get_fixers_from_package
+
+        fixers = [name for name in get_fixers_from_package("fissix.fixes") if name not in EXCLUDED_FIXERS]
+        _tool = RefactoringTool(fixers)
+    return _tool
+
+
+def convert(source: str) -> Conversion:
+    """The answer converted to Python 3 (cached by its SHA-256); ``BotLoadError`` with the
+    author's line when fissix cannot read it as Python 2."""
+    key = hashlib.sha256(source.encode("utf-8", "surrogatepass")).hexdigest()
+    cached = _cache.get(key)
+    if cached is not None:
+        _cache.move_to_end(key)
+        return cached
+    conversion = _convert(source)
+    _cache[key] = conversion
+    if len(_cache) > CACHE_SIZE:
+        _cache.popitem(last=False)
+    return conversion
+
+
+def cache_clear() -> None:
+    """Forget every conversion (the benchmark's first-use figure)."""
+    _cache.clear()
+
+
+def _convert(source: str) -> Conversion:
+    from fissix.pgen2.parse import ParseError
+    from fissix.pgen2.tokenize import TokenError
+    from fissix.refactor import _detect_future_features
+
+    text = source.replace("\r\n", "\n").replace("\r", "\n")
+    added_newline = not text.endswith("\n")
+    if added_newline:
+        text += "\n"  # fissix's parser needs the last line ended
+    try:
+        tree = _refactoring_tool().refactor_string(text, "<bot>")
+    except ParseError as exc:
+        line = exc.context[1][0] if exc.context else None
+        raise BotLoadError(f"SyntaxError: not valid Python 2 either (line {line}): "
+                           f"unexpected {exc.value!r}", line) from None
+    except (TokenError, IndentationError) as exc:
+        line = _error_line(exc)
+        where = f" (line {line})" if line else ""
+        raise BotLoadError(f"SyntaxError: not valid Python 2 either{where}: {exc.args[0]}", line) from None
+    except (RecursionError, MemoryError, ValueError) as exc:
+        raise BotLoadError(f"the Python 2 conversion failed: {type(exc).__name__}: {exc}", None) from None
+    converted = str(tree)
+    if added_newline and converted.endswith("\n"):
+        converted = converted[:-1]
+    features = _detect_future_features(text)
+    return Conversion(source, converted, line_map(text, converted), "division" in features)
+
+
+def _error_line(exc: BaseException) -> int | None:
+    args = getattr(exc, "args", ())
+    if len(args) > 1 and isinstance(args[1], tuple) and args[1] and isinstance(args[1][0], int):
+        return args[1][0]
+    return getattr(exc, "lineno", None)
+
+
+def line_map(original: str, converted: str) -> tuple[int, ...]:
+    """For each converted line, the original line it came from: lines the conversion kept or
+    rewrote in place map to themselves; a line it added (an import) maps to the line after
+    it (or the last); the lines of a rewritten block map in order, the extra ones to its last."""
+    before, after = original.splitlines(), converted.splitlines()
+    last = max(len(before), 1)
+    lines: list[int] = []
+    matcher = difflib.SequenceMatcher(None, before, after, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        for j in range(j1, j2):
+            if tag == "equal":
+                lines.append(i1 + (j - j1) + 1)
+            elif tag == "replace":
+                lines.append(i1 + min(j - j1, i2 - i1 - 1) + 1)
+            else:  # "insert"
+                lines.append(min(i1 + 1, last))
+    return tuple(lines)
+
+
+def python2_reason(source: str) -> str | None:
+    """Why this code looks like Python 2 (a sentence for the page's suggestion), or None.
+
+    It does when it does not compile as Python 3 but converts from Python 2, or when it uses
+    names only Python 2 has (``raw_input``, ``xrange``, ``d.has_key``...) without defining them.
+    """
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError) as exc:
+        try:
+            conversion = convert(source)
+            ast.parse(conversion.converted)
+        except (BotLoadError, SyntaxError, ValueError, RecursionError, MemoryError):
+            return None
+        where = f" at line {exc.lineno}" if getattr(exc, "lineno", None) else ""
+        return f"it is not valid Python 3 ({getattr(exc, 'msg', exc)}{where}) but converts from Python 2"
+    except (RecursionError, MemoryError):
+        return None
+    names = _python2_names(tree)
+    if not names:
+        return None
+    shown = ", ".join(names[:3])
+    return f"it uses Python 2's {shown}"
+
+
+def _python2_names(tree: ast.AST) -> list[str]:
+    defined = set()
+    used: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            defined.add(node.name)
+        elif isinstance(node, ast.alias):
+            defined.add((node.asname or node.name).split(".")[0])
+        elif isinstance(node, ast.Name):
+            if isinstance(node.ctx, ast.Store):
+                defined.add(node.id)
+            elif node.id in PYTHON2_BUILTINS and node.id not in used:
+                used.append(node.id)
+        elif isinstance(node, ast.Attribute) and node.attr in PYTHON2_METHODS:
+            name = f".{node.attr}()"
+            if name not in used:
+                used.append(name)
+        elif isinstance(node, ast.arg):
+            defined.add(node.arg)
+    return [name for name in used if name not in defined]
