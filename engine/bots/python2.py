@@ -116,6 +116,8 @@ def _convert(source: str) -> Conversion:
                            f"unexpected {exc.value!r}", line) from None
     except (TokenError, IndentationError) as exc:
         line = _error_line(exc)
+        if line is not None:  # "EOF in multi-line statement" names the line past the end
+            line = min(line, text.count("\n"))
         where = f" (line {line})" if line else ""
         raise BotLoadError(f"SyntaxError: not valid Python 2 either{where}: {exc.args[0]}", line) from None
     except (RecursionError, MemoryError, ValueError) as exc:
