@@ -11,6 +11,7 @@ import { checkReplaySize, checkReplayText, seriesFromDocument } from "./replay.j
 import { renderResults } from "./results.js";
 import { loadRenderer } from "./renderers.js";
 import * as store from "./storage.js";
+import { Python2Panel, languageOf, onPython2Message } from "./python2.js";
 
 const MAX_PANELS = 8; // no game takes more bots than this (the spec's max_bots)
 const DEFAULT_SETTINGS = { game: null, preset: null, seed: 1, games: 10, perGame: {} };
@@ -99,6 +100,7 @@ function normaliseBots(list) {
     out.push({
       name: b && typeof b.name === "string" ? b.name : `Bot ${i + 1}`,
       code: b && typeof b.code === "string" ? b.code : "",
+      language: languageOf(b), // "python3" or "python2" (a Python 2 answer, converted on load)
     });
   }
   return out;
@@ -207,7 +209,8 @@ function keepBots(game, bots, reason, replaceNewest = false) {
 }
 
 function sameBots(a, b) {
-  return a.length === b.length && a.every((x, i) => x.name === b[i].name && x.code === b[i].code);
+  return a.length === b.length && a.every((x, i) => x.name === b[i].name && x.code === b[i].code
+    && languageOf(x) === languageOf(b[i]));
 }
 
 let noticeLead = ""; // what just happened (a link opened, bots restored), shown before the offer
@@ -321,9 +324,11 @@ function makePanel(i) {
       if (switching) return;
       botsOf(settings.game)[i].code = text;
       saveBots(settings.game);
+      panels[i]?.python2.codeChanged();
     },
   });
   const panel = { root, name, ex, editor, console: new BotConsole(con) };
+  panel.python2 = python2Panel(root, i, editor);
   name.addEventListener("input", () => {
     botsOf(settings.game)[i].name = name.value;
     saveBots(settings.game);
@@ -336,6 +341,25 @@ function makePanel(i) {
   clearBtn.addEventListener("click", () => panel.console.clear());
   fillExampleSelect(panel);
   return panel;
+}
+
+// The panel's language choice and Python 2 view (web/src/python2.js).
+function python2Panel(root, i, editor) {
+  return new Python2Panel({
+    root,
+    n: i + 1,
+    getCode: () => editor.value,
+    getLanguage: () => botsOf(settings.game)[i].language,
+    setLanguage: (language) => {
+      botsOf(settings.game)[i].language = language;
+      saveBots(settings.game);
+    },
+    send: (message) => {
+      if (!worker) return false;
+      worker.postMessage(message);
+      return true;
+    },
+  });
 }
 
 function examplesOf(game) {
@@ -352,6 +376,8 @@ function loadExample(i, exName, src) {
   const p = panels[i];
   p.editor.value = src; // onChange saves the code
   botsOf(g)[i].code = src;
+  botsOf(g)[i].language = "python3"; // the examples are Python 3
+  p.python2.show();
   if (isDefaultName(g, p.name.value)) {
     p.name.value = exName;
     botsOf(g)[i].name = exName;
@@ -400,6 +426,7 @@ function showBots() {
       const b = botsOf(g)[i];
       if (p.name.value !== b.name) p.name.value = b.name;
       if (p.editor.value !== b.code) p.editor.value = b.code;
+      if (i < count) p.python2.show();
     });
   } finally {
     switching = false;
@@ -622,7 +649,8 @@ function shareObject() {
   return {
     v: 1,
     settings: { game: g, preset: gameSettings(g).preset, seed: settings.seed, games: settings.games, ...fields },
-    bots: botsOf(g).slice(0, n).map((b) => ({ name: b.name, code: b.code })),
+    bots: botsOf(g).slice(0, n).map((b) => ({ name: b.name, code: b.code,
+      ...(b.language === "python2" ? { language: "python2" } : {}) })),
   };
 }
 
@@ -690,7 +718,7 @@ function applyHash() {
   saver.flush();
   const before = botsOf(g).map((b) => ({ ...b }));
   const after = before.map((b) => ({ ...b }));
-  parsed.bots.forEach((b, i) => { after[i] = { name: b.name, code: b.code }; });
+  parsed.bots.forEach((b, i) => { after[i] = { name: b.name, code: b.code, language: languageOf(b) }; });
   // The visitor's own code is kept; bots an earlier link put there, unedited, are not.
   const own = before.some((b) => b.code.trim()) && !sameBots(before, normaliseBots(store.load(`shared-bots:${g}`, [])));
   if (own && !sameBots(before, after)) keepBots(g, before, "link");
@@ -942,6 +970,7 @@ function onMessage(m) {
   if (!m || typeof m !== "object") return;
   if (m.type === "status") return onStatus(m);
   if (m.type === "verified") return onVerified(m);
+  if (onPython2Message(m)) return undefined;
   if (m.type === "fatal") {
     replaceWorker(`Python in the controller failed (${String(m.message ?? "fatal error").slice(0, 200)})`);
     return undefined;
@@ -1052,6 +1081,7 @@ function onStatus(m) {
       useSpecs(sent);
     }
     if (hashPending) applyHash();
+    panels.slice(0, botCount()).forEach((panel) => panel.python2.check()); // a replaced Worker lost earlier ones
     let text = m.message || "Python is ready.";
     if (m.isolated === false) text += " (Not cross-origin isolated: a bot stuck in a loop is stopped by restarting its Worker.)";
     if (!run) {
@@ -1091,6 +1121,7 @@ async function startRun() {
   const bots = botsOf(g).slice(0, n).map((b, i) => ({
     name: b.name.trim() || `Bot ${i + 1}`,
     code: panels[i].editor.value,
+    language: b.language, // python2: the controller converts it (engine/bots/python2.py)
   }));
   const empty = bots.findIndex((b) => !b.code.trim());
   if (empty >= 0) {
