@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
+from test_accessibility import _serious_violations  # the axe-core check, on the new controls
 
 from engine.bots.native import HostedBot, InProcessBot
 from engine.bots.sandbox import Sandbox
@@ -63,7 +64,8 @@ def test_atomas_answer_suggested_converted_and_equal_to_native(arena, results_di
     expect(arena.label("Bot 1 language")).to_have_value("python3")
     hint = page.locator("#bot1-panel .py2-hint")
     expect(hint).to_contain_text("This looks like Python 2: it is not valid Python 3", timeout=60_000)
-    arena.button("Run Bot 1 as Python 2").click()
+    assert _serious_violations(page) == []
+    arena.button("Run as Python 2 (Bot 1)").click()
     expect(arena.label("Bot 1 language")).to_have_value("python2")
     expect(hint).to_be_hidden()
     # The converted code and the diff, read-only; the code in the editor is as pasted.
@@ -78,6 +80,7 @@ def test_atomas_answer_suggested_converted_and_equal_to_native(arena, results_di
     editor_text = page.evaluate("() => document.querySelector('#bot1-panel .cm-content').innerText")
     assert "print n/2, 'y'" in editor_text and "`middle`" in editor_text  # unchanged
     page.locator("#bot1-panel").screenshot(path=str(results_dir / "python2-panel.png"))
+    assert _serious_violations(page) == []
 
     arena.run(300_000)
     expect(arena.console(1)).to_contain_text("ring of")  # its print >>sys.stderr

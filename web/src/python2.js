@@ -43,7 +43,7 @@ export class Python2Panel {
     this.hint = root.querySelector(".py2-hint");
     this.hintText = root.querySelector(".py2-hint-text");
     this.useButton = root.querySelector(".py2-use");
-    this.useButton.setAttribute("aria-label", `Run Bot ${n} as Python 2`);
+    this.useButton.setAttribute("aria-label", `Run as Python 2 (Bot ${n})`);
     this.details = root.querySelector(".py2-converted");
     this.status = root.querySelector(".py2-status");
     this.converted = root.querySelector(".py2-code");
