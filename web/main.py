@@ -299,13 +299,17 @@ def python2_load(source: str) -> dict:
 def python2_view(code: str, with_conversion: bool) -> str:
     """For a bot editor: whether its code looks like Python 2 (the one-click suggestion's
     reason, or null) and, when asked, its conversion (read-only text and a diff) or why it
-    does not convert. JSON; any failure is a message, never an exception."""
+    does not convert. JSON; any failure is a message, never an exception. ``needs_converter``:
+    fissix is needed and not loaded yet (code that parses as Python 3 is checked without it,
+    so a page of Python 3 bots never loads it)."""
     out: dict = {"reason": None}
     try:
         out["reason"] = python2_reason(code)
         if with_conversion:
             conversion = convert(code)
             out.update(converted=conversion.converted, diff=conversion.diff())
+    except ImportError:
+        return json.dumps({"needs_converter": True})
     except BotLoadError as exc:
         out.update(error=exc.message, line=exc.line)
     except Exception as exc:  # noqa: BLE001 - the page shows it; the controller carries on

@@ -614,9 +614,13 @@ function python2Request(data) {
     while (!controller) await new Promise((resolve) => setTimeout(resolve, 100));
     let reply;
     try {
-      await loadPython2();
       const code = typeof data.code === "string" ? data.code : "";
-      reply = JSON.parse(pyodide.pyimport("arena_main").python2_view(code, data.convert === true));
+      const view = () => JSON.parse(pyodide.pyimport("arena_main").python2_view(code, data.convert === true));
+      reply = view();
+      if (reply.needs_converter) {
+        await loadPython2();
+        reply = view();
+      }
     } catch (err) {
       reply = { reason: null, error: `the Python 2 converter did not load (${String(err).slice(0, 300)})` };
     }
