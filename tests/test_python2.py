@@ -205,6 +205,12 @@ def test_code_that_is_not_python2_either_names_its_line():
     assert "not valid Python 2 either" in fault.text and fault.line == 3
 
 
+def test_code_nested_deeper_than_the_converter_can_recurse_is_refused():
+    with pytest.raises(BotLoadError, match="nests 3,004 levels deep; at most 160"):
+        convert("x = " + "(" * 3000 + "1" + ")" * 3000 + "\n")
+    assert python2_reason("x = " + "(" * 3000 + "1" + ")" * 3000 + "\n") is None
+
+
 def test_the_line_map_follows_inserted_lines():
     assert python2.line_map("a\nb\nc\n", "a\nimport x\nb\nc\n") == (1, 2, 2, 3)
     assert python2.line_map("print 1\nprint 2\n", "print(1)\nprint(2)\n") == (1, 2)

@@ -20,6 +20,7 @@ ANSWERS = Path(__file__).resolve().parent / "python2_answers"
 
 CONVERT = '''
 import json, sys
+from engine.bots.code import BotLoadError
 from engine.bots.native import InProcessBot
 from engine.bots.python2 import convert, python2_reason
 from engine.match import run_series
@@ -30,11 +31,18 @@ conversions = {}
 for name, source in args["answers"].items():
     c = convert(source)
     conversions[name] = [c.converted, list(c.lines), c.true_division, c.diff(), python2_reason(source)]
+deep = []
+for depth in (150, 5000):  # fissix recurses per level: refused before it can overflow the stack
+    try:
+        convert("print " + "(" * depth + "1/2" + ")" * depth + "\\n")
+        deep.append("converted")
+    except BotLoadError as exc:
+        deep.append(exc.message)
 spec = get_game("atomas")
 settings = spec.settings(max_moves=150, time_limit_ms=60_000)
 bot = InProcessBot("a", args["answers"]["atomas"], language="python2")
 document = run_series(spec, settings, [bot], 3, 2, secret="S").document
-out = {"conversions": conversions, "document": document, "platform": sys.platform}
+out = {"conversions": conversions, "document": document, "platform": sys.platform, "deep": deep}
 json.dumps({**out, "version": list(sys.version_info[:2])})
 '''
 
@@ -93,3 +101,11 @@ def test_a_python2_answer_plays_the_same_games_in_pyodide(both):
     for a, b in zip(cpython["document"]["records"], pyodide["document"]["records"], strict=True):
         assert a["turns"] == b["turns"] and a["result"] == b["result"]
         assert not any(f for t in a["turns"] for f in t["faults"])
+
+
+def test_deep_code_is_refused_before_it_overflows_pyodide(both):
+    """A tree deeper than fissix's recursion can print ended Pyodide's whole runtime (the page's
+    controller): it is refused with a message instead, the same in both runtimes."""
+    cpython, pyodide = both
+    assert pyodide["deep"] == cpython["deep"]
+    assert pyodide["deep"][0] == "converted" and "nests 5,005 levels deep" in pyodide["deep"][1]

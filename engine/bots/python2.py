@@ -35,6 +35,10 @@ PYTHON2, PYTHON3 = "python2", "python3"
 LANGUAGES = (PYTHON3, PYTHON2)
 EXCLUDED_FIXERS = ("fissix.fixes.fix_input",)  # input() reads a line, as the author meant
 CACHE_SIZE = 128  # conversions kept (a tournament's field, the page's editors)
+# fissix's fixers and printing recurse a few frames per level of its tree: deeper code is
+# refused (Pyodide's stack overflowed past 250 levels under Node, CPython's recursion limit
+# too). Python 3 itself refuses 200 nested brackets; a bot's tree is 10-30 levels deep.
+MAX_TREE_DEPTH = 160
 
 # Names only Python 2 has (as builtins or methods); used to suggest the language.
 PYTHON2_BUILTINS = frozenset({"raw_input", "xrange", "unicode", "basestring", "unichr", "long",
@@ -100,6 +104,7 @@ def cache_clear() -> None:
 
 
 def _convert(source: str) -> Conversion:
+    from fissix import pygram
     from fissix.pgen2.parse import ParseError
     from fissix.pgen2.tokenize import TokenError
     from fissix.refactor import _detect_future_features
@@ -108,8 +113,22 @@ def _convert(source: str) -> Conversion:
     added_newline = not text.endswith("\n")
     if added_newline:
         text += "\n"  # fissix's parser needs the last line ended
+    tool = _refactoring_tool()
+    features = _detect_future_features(text)
+    # What RefactoringTool.refactor_string does, with the tree's depth checked between parsing
+    # (iterative) and the fixers and printing (recursive: a deep tree would overflow the
+    # stack, which in Pyodide ends the controller's whole runtime, not just this conversion).
+    if "print_function" in features:
+        tool.driver.grammar = pygram.python_grammar_no_print_statement
     try:
-        tree = _refactoring_tool().refactor_string(text, "<bot>")
+        tree = tool.driver.parse_string(text)
+        depth = _tree_depth(tree)
+        if depth > MAX_TREE_DEPTH:
+            raise BotLoadError(f"the code nests {depth:,} levels deep; at most {MAX_TREE_DEPTH} "
+                               "can be converted from Python 2", None)
+        tree.future_features = features
+        tool.refactor_tree(tree, "<bot>")
+        converted = str(tree)
     except ParseError as exc:
         line = exc.context[1][0] if exc.context else None
         raise BotLoadError(f"SyntaxError: not valid Python 2 either (line {line}): "
@@ -122,11 +141,23 @@ def _convert(source: str) -> Conversion:
         raise BotLoadError(f"SyntaxError: not valid Python 2 either{where}: {exc.args[0]}", line) from None
     except (RecursionError, MemoryError, ValueError) as exc:
         raise BotLoadError(f"the Python 2 conversion failed: {type(exc).__name__}: {exc}", None) from None
-    converted = str(tree)
+    finally:
+        tool.driver.grammar = tool.grammar
     if added_newline and converted.endswith("\n"):
         converted = converted[:-1]
     features = _detect_future_features(text)
     return Conversion(source, converted, line_map(text, converted), "division" in features)
+
+
+def _tree_depth(tree: Any) -> int:
+    """How deep fissix's tree nests, found without recursion."""
+    deepest = 0
+    stack = [(tree, 1)]
+    while stack:
+        node, depth = stack.pop()
+        deepest = max(deepest, depth)
+        stack.extend((child, depth + 1) for child in getattr(node, "children", ()))
+    return deepest
 
 
 def _error_line(exc: BaseException) -> int | None:
