@@ -55,7 +55,7 @@ def play(game: str, bots: list, games: int = 1, **overrides) -> dict:
 @pytest.mark.parametrize("game", ["atomas", "flit", "abotcalypse"])
 def test_each_python2_answer_plays_without_a_fault_as_py2_file(game):
     done = match(game, f"py2:{ANSWERS / game}.py", *OPPONENT[game], "--games", 2, "--seed", 1,
-                 "--secret", "S", "--json")
+                 "--time-limit", 5000, "--secret", "S", "--json")
     assert done.returncode == 0, done.stderr
     out = json.loads(done.stdout)
     assert [g["faults"][0] for g in out["games"]] == [0, 0]
@@ -206,9 +206,19 @@ def test_code_that_is_not_python2_either_names_its_line():
 
 
 def test_code_nested_deeper_than_the_converter_can_recurse_is_refused():
-    with pytest.raises(BotLoadError, match="nests 3,004 levels deep; at most 160"):
+    with pytest.raises(BotLoadError, match="nests 3,004 levels deep; at most 120"):
         convert("x = " + "(" * 3000 + "1" + ")" * 3000 + "\n")
     assert python2_reason("x = " + "(" * 3000 + "1" + ")" * 3000 + "\n") is None
+
+
+@pytest.mark.parametrize("code", ["x = " + "1+" * 20_000 + "1\n", "x = f" + "()" * 20_000 + "\n",
+                                  "print " + "-" * 5000 + "1\n", "x = a" + ".b" * 20_000 + "\n"])
+def test_the_suggestion_never_parses_code_nested_past_what_the_page_can_parse(code, monkeypatch):
+    """ast.parse of a 20,000-term sum overflowed the page's controller Worker: the suggestion
+    bounds the nesting from the tokens first and gives up on such code."""
+    assert python2.nesting_bound(code) > python2.MAX_PARSE_NESTING
+    monkeypatch.setattr(python2.ast, "parse", lambda *a, **k: pytest.fail("parsed too deep a code"))
+    assert python2_reason(code) is None
 
 
 def test_the_line_map_follows_inserted_lines():

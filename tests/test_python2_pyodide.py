@@ -32,7 +32,7 @@ for name, source in args["answers"].items():
     c = convert(source)
     conversions[name] = [c.converted, list(c.lines), c.true_division, c.diff(), python2_reason(source)]
 deep = []
-for depth in (150, 5000):  # fissix recurses per level: refused before it can overflow the stack
+for depth in (110, 5000):  # fissix recurses per level: refused before it can overflow the stack
     try:
         convert("print " + "(" * depth + "1/2" + ")" * depth + "\\n")
         deep.append("converted")

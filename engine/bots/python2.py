@@ -25,6 +25,9 @@ from __future__ import annotations
 import ast
 import difflib
 import hashlib
+import io
+import keyword
+import tokenize
 from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
@@ -37,8 +40,12 @@ EXCLUDED_FIXERS = ("fissix.fixes.fix_input",)  # input() reads a line, as the au
 CACHE_SIZE = 128  # conversions kept (a tournament's field, the page's editors)
 # fissix's fixers and printing recurse a few frames per level of its tree: deeper code is
 # refused (Pyodide's stack overflowed past 250 levels under Node, CPython's recursion limit
-# too). Python 3 itself refuses 200 nested brackets; a bot's tree is 10-30 levels deep.
-MAX_TREE_DEPTH = 160
+# too; Chromium's Worker converted 160). Python 3 itself refuses 200 nested brackets; a bot's
+# tree is 10-30 levels deep.
+MAX_TREE_DEPTH = 120
+# ast.parse of code nested deeper than this is not tried in the controller (see nesting_bound;
+# Chromium's Worker parsed 155 nested brackets and overflowed at 200).
+MAX_PARSE_NESTING = 100
 
 # Names only Python 2 has (as builtins or methods); used to suggest the language.
 PYTHON2_BUILTINS = frozenset({"raw_input", "xrange", "unicode", "basestring", "unichr", "long",
@@ -192,16 +199,16 @@ def python2_reason(source: str) -> str | None:
     It does when it does not compile as Python 3 but converts from Python 2, or when it uses
     names only Python 2 has (``raw_input``, ``xrange``, ``d.has_key``...) without defining them.
     """
+    # The page asks this in its controller Worker, where ast.parse of deeply nested code (a
+    # 20,000-term sum) overflows the stack and ends the whole runtime: bounded first.
     try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError) as exc:
-        try:
-            conversion = convert(source)
-            ast.parse(conversion.converted)
-        except (BotLoadError, SyntaxError, ValueError, RecursionError, MemoryError):
+        if nesting_bound(source) > MAX_PARSE_NESTING:
             return None
-        where = f" at line {exc.lineno}" if getattr(exc, "lineno", None) else ""
-        return f"it is not valid Python 3 ({getattr(exc, 'msg', exc)}{where}) but converts from Python 2"
+        tree = ast.parse(source)
+    except _Untokenizable as exc:
+        return _converts(source, exc.message, exc.line)
+    except (SyntaxError, ValueError) as exc:
+        return _converts(source, getattr(exc, "msg", str(exc)), getattr(exc, "lineno", None))
     except (RecursionError, MemoryError):
         return None
     names = _python2_names(tree)
@@ -209,6 +216,64 @@ def python2_reason(source: str) -> str | None:
         return None
     shown = ", ".join(names[:3])
     return f"it uses Python 2's {shown}"
+
+
+_NOT_NESTING = frozenset({",", ";", ":", ")", "]", "}"})  # an opening bracket may nest (f()()())
+
+
+class _Untokenizable(Exception):
+    """The text is not Python 3 even token by token (a backtick, an unclosed bracket)."""
+
+    def __init__(self, message: str, line: int | None) -> None:
+        super().__init__(message)
+        self.message, self.line = message, line
+
+
+def nesting_bound(source: str) -> int:
+    """An upper bound on how deep Python's parser and syntax tree may nest for this code,
+    from its tokens (the tokenizer does not recurse): per statement, its indentation level,
+    its deepest bracket, and every operator and keyword in it, counted whether or not they
+    nest. ``_Untokenizable`` when the text is not made of Python 3 tokens."""
+    worst = indent = brackets = deepest = count = 0
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(source).readline):
+            kind, text = token.type, token.string
+            if kind == tokenize.ERRORTOKEN and text.strip():
+                raise _Untokenizable(f"unexpected {text!r}", token.start[0])
+            if kind == tokenize.INDENT:
+                indent += 1
+            elif kind == tokenize.DEDENT:
+                indent -= 1
+            elif kind == tokenize.NEWLINE:
+                worst = max(worst, indent + deepest + count)
+                brackets = deepest = count = 0
+            elif kind == tokenize.OP:
+                if text in "([{":
+                    brackets += 1
+                    deepest = max(deepest, brackets)
+                elif text in ")]}":
+                    brackets -= 1
+                if text not in _NOT_NESTING:
+                    count += 1
+            elif kind == tokenize.NAME and keyword.iskeyword(text):
+                count += 1
+    except (tokenize.TokenError, SyntaxError) as exc:
+        line = exc.args[1][0] if len(exc.args) > 1 and isinstance(exc.args[1], tuple) else None
+        raise _Untokenizable(str(exc.args[0]) if exc.args else type(exc).__name__, line) from None
+    return max(worst, indent + deepest + count)
+
+
+def _converts(source: str, error: str, line: int | None) -> str | None:
+    """The suggestion for code that is not Python 3, if it converts from Python 2."""
+    try:
+        conversion = convert(source)
+        if nesting_bound(conversion.converted) > MAX_PARSE_NESTING:
+            return None
+        ast.parse(conversion.converted)
+    except (_Untokenizable, BotLoadError, SyntaxError, ValueError, RecursionError, MemoryError):
+        return None
+    where = f" at line {line}" if line else ""
+    return f"it is not valid Python 3 ({error}{where}) but converts from Python 2"
 
 
 def _python2_names(tree: ast.AST) -> list[str]:

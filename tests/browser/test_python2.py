@@ -132,6 +132,26 @@ def test_a_fault_shows_the_pasted_line_and_a_share_link_carries_the_language(are
     # fissix adds "from functools import reduce" as a line: the fault still names line 5.
     expect(arena.console(1)).to_contain_text(re.compile(r"line 5: .*ZeroDivisionError"))
 
+    # Code nested nearly as deep as the converter allows converts in the page's Worker (whose
+    # stack is smaller than CPython's); deeper code gets a message, and Python lives on.
+    page.locator("#bot1-panel .py2-converted summary").click()
+    converted = page.get_by_role("textbox", name="Bot 1 code converted to Python 3 (read-only)")
+    arena.set_bot(1, "print " + "(" * 110 + "1/2" + ")" * 110 + "\n")
+    expect(converted).to_contain_text("(" * 110 + "1/2", timeout=60_000)
+    arena.set_bot(1, "print " + "(" * 3000 + "1/2" + ")" * 3000 + "\n")
+    expect(page.locator("#bot1-panel .py2-status")).to_contain_text("nests 3,005 levels deep", timeout=60_000)
+    # A 20,000-term sum: flat for fissix, but ast.parse of it overflowed the controller's stack.
+    arena.set_bot(1, "x = " + "1+" * 20_000 + "1\n")
+    expect(converted).to_contain_text("x = 1+1+1", timeout=60_000)
+    arena.label("Bot 1 language").select_option("python3")
+    arena.label("Bot 1 language").select_option("python2")
+    expect(page.locator("#bot1-panel .py2-hint")).to_be_hidden()
+    arena.set_bot(1, SHIFTED)
+    arena.run(120_000)
+    expect(arena.console(1)).to_contain_text(re.compile(r"line 5: .*ZeroDivisionError"))
+    assert not [e for e in arena.errors if "stack" in e], arena.errors
+    expect(page.locator("#status")).not_to_contain_text("Python in the controller failed")
+
     arena.button("Share link").click()
     url = page.locator("#share-url").input_value()
     other = open_arena(site_url)
