@@ -221,9 +221,18 @@ def test_the_suggestion_never_parses_code_nested_past_what_the_page_can_parse(co
     assert python2_reason(code) is None
 
 
-def test_the_line_map_follows_inserted_lines():
-    assert python2.line_map("a\nb\nc\n", "a\nimport x\nb\nc\n") == (1, 2, 2, 3)
-    assert python2.line_map("print 1\nprint 2\n", "print(1)\nprint(2)\n") == (1, 2)
+def test_the_line_map_follows_added_lines_strings_and_repeated_lines():
+    conversion = convert('import random\n# a comment\nx = reduce(max, [1])\n\ns = """a\nb"""\n'
+                         'print s, `x`\n# the end')
+    assert conversion.converted.splitlines()[1] == "from functools import reduce"
+    assert conversion.lines == (1, 2, 2, 3, 4, 5, 6, 7, 8)
+    repeated = convert("x = 1\n" * 3000 + "print x\n" + "x = 1\n" * 3)
+    assert repeated.lines == tuple(range(1, 3005))
+
+
+def test_an_answer_longer_than_the_converter_takes_is_refused_with_a_message():
+    with pytest.raises(BotLoadError, match="converted up to 64 KiB; this one is 84,000 bytes"):
+        convert("x = 1\n" * 14_000)
 
 
 # -- caching and detection ------------------------------------------------------------------------

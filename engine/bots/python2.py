@@ -9,8 +9,8 @@ answer's ``input()`` reads a line, as its author meant (the bot's runtime gives 
 (``/`` between integers) are restored in the syntax tree by ``engine.bots.python2_semantics``.
 
 ``convert`` returns the converted text and a line map (converted line -> the author's line),
-computed by aligning the two texts (fissix keeps a statement on its line; the few fixers that
-add an import add a line). The map goes with the converted text to the bot host, so faults
+read off fissix's tree (fissix keeps a statement on its line; the few fixers that add an
+import add a line). The map goes with the converted text to the bot host, so faults
 name the author's lines. Conversions are cached by the source's SHA-256 (a tournament
 converts each entry once). The same code runs in CPython and in the page's Pyodide, which
 loads fissix from the site (``scripts/build.py`` ships it).
@@ -43,6 +43,9 @@ CACHE_SIZE = 128  # conversions kept (a tournament's field, the page's editors)
 # too; Chromium's Worker converted 160). Python 3 itself refuses 200 nested brackets; a bot's
 # tree is 10-30 levels deep.
 MAX_TREE_DEPTH = 120
+# fissix converts about 2,000 lines a second natively (fewer in the page, where it holds up the
+# controller Worker meanwhile): a posted answer is a few KiB; longer texts are refused.
+MAX_SOURCE_BYTES = 64 * 1024
 # ast.parse of code nested deeper than this is not tried in the controller (see nesting_bound;
 # Chromium's Worker parsed 155 nested brackets and overflowed at 200).
 MAX_PARSE_NESTING = 100
@@ -116,6 +119,10 @@ def _convert(source: str) -> Conversion:
     from fissix.pgen2.tokenize import TokenError
     from fissix.refactor import _detect_future_features
 
+    size = len(source.encode("utf-8", "surrogatepass"))
+    if size > MAX_SOURCE_BYTES:
+        raise BotLoadError(f"a Python 2 answer is converted up to {MAX_SOURCE_BYTES // 1024} KiB; this "
+                           f"one is {size:,} bytes (convert it to Python 3 and choose Python 3)", None)
     text = source.replace("\r\n", "\n").replace("\r", "\n")
     added_newline = not text.endswith("\n")
     if added_newline:
@@ -153,7 +160,8 @@ def _convert(source: str) -> Conversion:
     if added_newline and converted.endswith("\n"):
         converted = converted[:-1]
     features = _detect_future_features(text)
-    return Conversion(source, converted, line_map(text, converted), "division" in features)
+    return Conversion(source, converted, line_map(tree, converted, len(text.splitlines())),
+                      "division" in features)
 
 
 def _tree_depth(tree: Any) -> int:
@@ -174,23 +182,43 @@ def _error_line(exc: BaseException) -> int | None:
     return getattr(exc, "lineno", None)
 
 
-def line_map(original: str, converted: str) -> tuple[int, ...]:
-    """For each converted line, the original line it came from: lines the conversion kept or
-    rewrote in place map to themselves; a line it added (an import) maps to the line after
-    it (or the last); the lines of a rewritten block map in order, the extra ones to its last."""
-    before, after = original.splitlines(), converted.splitlines()
-    last = max(len(before), 1)
-    lines: list[int] = []
-    matcher = difflib.SequenceMatcher(None, before, after, autojunk=False)
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-        for j in range(j1, j2):
-            if tag == "equal":
-                lines.append(i1 + (j - j1) + 1)
-            elif tag == "replace":
-                lines.append(i1 + min(j - j1, i2 - i1 - 1) + 1)
-            else:  # "insert"
-                lines.append(min(i1 + 1, last))
+def line_map(tree: Any, converted: str, original_lines: int) -> tuple[int, ...]:
+    """For each line of the converted text, the author's line it came from, read off fissix's
+    tree in one pass: every leaf the parser made keeps its line, fixers' clones keep theirs,
+    and a line made only of new leaves (an added import) takes the next line's (or the
+    previous'). Never decreasing, within the author's lines."""
+    known: dict[int, int] = {}
+    out_line = 1
+    for leaf in _leaves(tree):
+        before, inside = leaf.prefix.count("\n"), leaf.value.count("\n")
+        if leaf.lineno > 0:
+            for offset in range(before + 1):  # the prefix's lines (comments, blanks), then the leaf
+                known.setdefault(out_line + offset, leaf.lineno - before + offset)
+            for offset in range(1, inside + 1):  # a string over several lines
+                known.setdefault(out_line + before + offset, leaf.lineno + offset)
+        out_line += before + inside
+    count = len(converted.splitlines())
+    lines = [0] * count
+    following = 0
+    for index in range(count - 1, -1, -1):  # unknown: the next known line's
+        following = known.get(index + 1, following)
+        lines[index] = following
+    last = 1
+    for index in range(count):  # or the previous one's; never decreasing
+        last = max(last, lines[index] or last)
+        lines[index] = min(max(last, 1), max(original_lines, 1))
     return tuple(lines)
+
+
+def _leaves(tree: Any):
+    """fissix's leaves in order, without recursion."""
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        if node.type < 256:  # a token: a leaf (grammar symbols, the nodes, are numbered from 256)
+            yield node
+        else:
+            stack.extend(reversed(node.children))
 
 
 def python2_reason(source: str) -> str | None:
