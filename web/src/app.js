@@ -11,7 +11,7 @@ import { checkReplaySize, checkReplayText, seriesFromDocument } from "./replay.j
 import { renderResults } from "./results.js";
 import { loadRenderer } from "./renderers.js";
 import * as store from "./storage.js";
-import { Python2Panel, languageOf, onPython2Message } from "./python2.js";
+import { Python2Panel, languageField, languageOf, onPython2Message } from "./python2.js";
 
 const MAX_PANELS = 8; // no game takes more bots than this (the spec's max_bots)
 const DEFAULT_SETTINGS = { game: null, preset: null, seed: 1, games: 10, perGame: {} };
@@ -100,7 +100,7 @@ function normaliseBots(list) {
     out.push({
       name: b && typeof b.name === "string" ? b.name : `Bot ${i + 1}`,
       code: b && typeof b.code === "string" ? b.code : "",
-      language: languageOf(b), // "python3" or "python2" (a Python 2 answer, converted on load)
+      ...languageField(b), // {language: "python2"}: a Python 2 answer (absent: Python 3, as before)
     });
   }
   return out;
@@ -349,9 +349,11 @@ function python2Panel(root, i, editor) {
     root,
     n: i + 1,
     getCode: () => editor.value,
-    getLanguage: () => botsOf(settings.game)[i].language,
+    getLanguage: () => languageOf(botsOf(settings.game)[i]),
     setLanguage: (language) => {
-      botsOf(settings.game)[i].language = language;
+      const bot = botsOf(settings.game)[i];
+      delete bot.language;
+      Object.assign(bot, languageField({ language }));
       saveBots(settings.game);
     },
     send: (message) => {
@@ -376,7 +378,7 @@ function loadExample(i, exName, src) {
   const p = panels[i];
   p.editor.value = src; // onChange saves the code
   botsOf(g)[i].code = src;
-  botsOf(g)[i].language = "python3"; // the examples are Python 3
+  delete botsOf(g)[i].language; // the examples are Python 3
   p.python2.show();
   if (isDefaultName(g, p.name.value)) {
     p.name.value = exName;
@@ -649,8 +651,7 @@ function shareObject() {
   return {
     v: 1,
     settings: { game: g, preset: gameSettings(g).preset, seed: settings.seed, games: settings.games, ...fields },
-    bots: botsOf(g).slice(0, n).map((b) => ({ name: b.name, code: b.code,
-      ...(b.language === "python2" ? { language: "python2" } : {}) })),
+    bots: botsOf(g).slice(0, n).map((b) => ({ name: b.name, code: b.code, ...languageField(b) })),
   };
 }
 
@@ -718,7 +719,7 @@ function applyHash() {
   saver.flush();
   const before = botsOf(g).map((b) => ({ ...b }));
   const after = before.map((b) => ({ ...b }));
-  parsed.bots.forEach((b, i) => { after[i] = { name: b.name, code: b.code, language: languageOf(b) }; });
+  parsed.bots.forEach((b, i) => { after[i] = { name: b.name, code: b.code, ...languageField(b) }; });
   // The visitor's own code is kept; bots an earlier link put there, unedited, are not.
   const own = before.some((b) => b.code.trim()) && !sameBots(before, normaliseBots(store.load(`shared-bots:${g}`, [])));
   if (own && !sameBots(before, after)) keepBots(g, before, "link");
@@ -1121,7 +1122,7 @@ async function startRun() {
   const bots = botsOf(g).slice(0, n).map((b, i) => ({
     name: b.name.trim() || `Bot ${i + 1}`,
     code: panels[i].editor.value,
-    language: b.language, // python2: the controller converts it (engine/bots/python2.py)
+    language: languageOf(b), // python2: the controller converts it (engine/bots/python2.py)
   }));
   const empty = bots.findIndex((b) => !b.code.trim());
   if (empty >= 0) {

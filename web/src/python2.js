@@ -25,6 +25,12 @@ export function languageOf(bot) {
   return bot && bot.language === PYTHON2 ? PYTHON2 : PYTHON3;
 }
 
+// What a saved or shared bot carries: {language: "python2"} for a Python 2 answer, nothing for
+// Python 3 (so Python 3 bots are saved and shared exactly as before the language existed).
+export function languageField(bot) {
+  return languageOf(bot) === PYTHON2 ? { language: PYTHON2 } : {};
+}
+
 export class Python2Panel {
   // root: the bot panel; n: its number; getCode(); getLanguage(); setLanguage(language);
   // send(message): posts to the controller Worker (false when it is not there yet).
