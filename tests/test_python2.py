@@ -96,6 +96,14 @@ def test_print_backticks_xrange_has_key_and_except_comma_are_converted():
     assert "x = input()" in text and "print(e, file=sys.stderr)" in text
 
 
+def test_python3_print_calls_in_a_python2_answer_are_read_as_calls():
+    conversion = convert('import sys\nprint("a", end="")\nfor i in xrange(3): print(i, file=sys.stderr)\n')
+    assert conversion.converted.splitlines()[1:] == ['print("a", end="")',
+                                                    "for i in range(3): print(i, file=sys.stderr)"]
+    with pytest.raises(BotLoadError, match="not valid Python 2 either"):  # mixed: neither reading parses
+        convert('print("a", end="")\nprint "b"\n')
+
+
 def test_input_stays_reading_a_line_not_eval():
     """``input()`` is not turned into ``eval(input())``: a posted answer's input() reads a line."""
     assert convert("line = input()\nprint line\n").converted == "line = input()\nprint(line)\n"

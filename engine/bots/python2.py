@@ -35,7 +35,6 @@ from typing import Any
 from engine.bots.code import BotLoadError
 
 PYTHON2, PYTHON3 = "python2", "python3"
-LANGUAGES = (PYTHON3, PYTHON2)
 EXCLUDED_FIXERS = ("fissix.fixes.fix_input",)  # input() reads a line, as the author meant
 CACHE_SIZE = 128  # conversions kept (a tournament's field, the page's editors)
 # fissix's fixers and printing recurse a few frames per level of its tree: deeper code is
@@ -135,7 +134,19 @@ def _convert(source: str) -> Conversion:
     if "print_function" in features:
         tool.driver.grammar = pygram.python_grammar_no_print_statement
     try:
-        tree = tool.driver.parse_string(text)
+        try:
+            tree = tool.driver.parse_string(text)
+        except ParseError:
+            if "print_function" in features:
+                raise
+            # print(..., end="") already in Python 3 style: read as 2to3's --print-function does
+            tool.driver.grammar = pygram.python_grammar_no_print_statement
+            try:
+                tree = tool.driver.parse_string(text)
+            except ParseError:
+                tool.driver.grammar = tool.grammar
+                tree = tool.driver.parse_string(text)  # the Python 2 grammar's error, raised
+            features = features | {"print_function"}
         depth = _tree_depth(tree)
         if depth > MAX_TREE_DEPTH:
             raise BotLoadError(f"the code nests {depth:,} levels deep; at most {MAX_TREE_DEPTH} "
@@ -159,7 +170,6 @@ def _convert(source: str) -> Conversion:
         tool.driver.grammar = tool.grammar
     if added_newline and converted.endswith("\n"):
         converted = converted[:-1]
-    features = _detect_future_features(text)
     return Conversion(source, converted, line_map(tree, converted, len(text.splitlines())),
                       "division" in features)
 
