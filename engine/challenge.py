@@ -15,7 +15,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from engine.entries import BUILTIN, PYTHON, Entry
+from engine.entries import BUILTIN, PYTHON, PYTHON3, Entry
 from engine.games.randomness import check_secret
 from engine.json_depth import nesting_depth
 from engine.registry import get_game
@@ -34,7 +34,7 @@ MAX_NAME_CHARS = 100
 MAX_TITLE_CHARS = 200
 MAX_DESCRIPTION_CHARS = 20_000
 MAX_LINK_CHARS = 2_000
-LANGUAGES = ("python3",)
+LANGUAGES = ("python3", "python2")  # python2: converted on load (engine.bots.python2)
 BUILTIN_PREFIX = "builtin:"
 
 _TOP_KEYS = {"format", "version", "title", "description", "game", "preset", "settings", "games",
@@ -53,7 +53,7 @@ class ChallengeEntry:
     name: str
     code: str
     author: str | None = None
-    language: str | None = None  # None: not given (Python 3)
+    language: str | None = None  # None: not given (Python 3); "python2": converted on load
     link: str | None = None
     enabled: bool = True  # False: kept in the file (the page's switch), left out of tournaments
 
@@ -67,7 +67,7 @@ class ChallengeEntry:
         builtin = self.builtin
         if builtin is not None:
             return Entry(self.name, BUILTIN, builtin)
-        return Entry(self.name, PYTHON, self.code)
+        return Entry(self.name, PYTHON, self.code, self.language or PYTHON3)
 
 
 @dataclass(frozen=True)
@@ -233,9 +233,6 @@ def _entry(spec, item: Any, where: str) -> ChallengeEntry:
     language = item.get("language")
     if language is not None:
         language = _text(language, f"{where}.language", MAX_NAME_CHARS)
-        if language == "python2":
-            raise ChallengeError(f"{where}.language: Python 2 bots are not supported yet; only "
-                                 f"'python3' runs for now")
         if language not in LANGUAGES:
             raise ChallengeError(f"{where}.language must be one of {', '.join(LANGUAGES)}, got {language!r}")
     link = item.get("link")

@@ -59,7 +59,8 @@ def add_bot_arguments(command: argparse.ArgumentParser) -> None:
     preset, the game's setting flags, ``--json``, the sandbox's flags."""
     command.add_argument("game", help=f"one of: {', '.join(game_names())}")
     command.add_argument("bots", nargs="+", metavar="BOT",
-                         help="a .py file (function or script bot), cmd:COMMAND, or builtin:NAME")
+                         help="a .py file (function or script bot), py2:FILE.py (a Python 2 answer), "
+                              "cmd:COMMAND, or builtin:NAME")
     command.add_argument("--seed", type=_non_negative, help="seed of the first game (default: random)")
     command.add_argument("--secret", type=_secret, metavar="TEXT",
                          help="drawn with the seed into the games' randomness, never shown to bots "

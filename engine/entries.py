@@ -1,6 +1,7 @@
 """Bots from their command-line forms, and the sandbox they run in: one place for every command.
 
-A bot is given as a ``.py`` file, ``cmd:COMMAND`` or ``builtin:NAME``. ``entry_from_form``
+A bot is given as a ``.py`` file, ``py2:FILE`` (a Python 2 answer, converted on load by
+``engine.bots.python2``), ``cmd:COMMAND`` or ``builtin:NAME``. ``entry_from_form``
 turns that form into an ``Entry``, the bot *by value* (a file's source is read once, here),
 which can travel to a worker process or another machine; ``bot_from_entry`` builds the
 runnable bot from it there. ``python -m engine match`` and ``python -m engine tournament``
@@ -10,11 +11,12 @@ both go through these, so a bot is the same thing in a match, a tournament and a
 from __future__ import annotations
 
 import shlex
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from engine.bots.code import FUNCTION, load_code
 from engine.bots.native import CommandBot, HostedBot, InProcessBot
+from engine.bots.python2 import PYTHON2, PYTHON3
 from engine.bots.sandbox import Limits, Sandbox, SandboxError, Unsandboxed
 from engine.registry import get_game
 
@@ -27,11 +29,13 @@ class UsageError(Exception):
 
 @dataclass(frozen=True)
 class Entry:
-    """A bot by value: its name and what it runs (a built-in's name, a command, or Python source)."""
+    """A bot by value: its name and what it runs (a built-in's name, a command, or Python source
+    in its language)."""
 
     name: str
     kind: str  # BUILTIN, COMMAND or PYTHON
     text: str  # the built-in's name, the command line, or the source
+    language: str = PYTHON3  # of PYTHON source: PYTHON3, or PYTHON2 (converted on load)
 
     @property
     def trusted(self) -> bool:
@@ -56,16 +60,19 @@ def entry_from_form(form: str, game: str) -> Entry:
         if not words or not words[0]:
             raise UsageError("cmd: needs a command, e.g. cmd:'./bot.sh'")
         return Entry(words[0].rsplit("/", 1)[-1], COMMAND, command)
+    language = PYTHON3
+    if form.startswith("py2:"):
+        form, language = form.split(":", 1)[1], PYTHON2
     path = Path(form)
     if path.suffix != ".py":
-        raise UsageError(f"bot {form!r} is not a .py file, cmd:COMMAND or builtin:NAME")
+        raise UsageError(f"bot {form!r} is not a .py file, py2:FILE.py, cmd:COMMAND or builtin:NAME")
     if not path.is_file():
         raise UsageError(f"bot file not found: {form}")
     try:
         source = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise UsageError(f"cannot read {form}: {exc}") from None
-    return Entry(path.stem, PYTHON, source)
+    return Entry(path.stem, PYTHON, source, language)
 
 
 def runs_a_process(entry: Entry, game: str) -> bool:
@@ -88,7 +95,7 @@ def bot_from_entry(entry: Entry, game: str, sandbox: Sandbox | Unsandboxed | Non
         return HostedBot(entry.name, source, sandbox, budget)
     if entry.kind == COMMAND:
         return CommandBot(entry.name, entry.text, sandbox)
-    return HostedBot(entry.name, entry.text, sandbox, budget)
+    return HostedBot(entry.name, entry.text, sandbox, budget, entry.language)
 
 
 def make_bot(form: str, game: str, sandbox: Sandbox | Unsandboxed | None = None):
@@ -119,5 +126,5 @@ def unique_names(entries: list[Entry]) -> list[Entry]:
     for entry in entries:
         count = seen.get(entry.name, 0) + 1
         seen[entry.name] = count
-        named.append(entry if count == 1 else Entry(f"{entry.name}#{count}", entry.kind, entry.text))
+        named.append(entry if count == 1 else replace(entry, name=f"{entry.name}#{count}"))
     return named

@@ -8,7 +8,10 @@ page and the workers with esbuild (the page's bundle holds every game's renderer
 web/src/games/*.js, which it imports by name), copy the static files, render the rule books
 for bot authors (docs/rules/*.md, with `marked` pinned in package.json) to
 docs/rules/*.html, copy the Pyodide runtime (unless --pyodide-cdn is given), write
-engine.zip and config.json. Standard library only.
+engine.zip, python2.zip (fissix and appdirs at the versions pinned in pyproject.toml, for
+converting Python 2 answers in the controller Worker: from the installed distributions, or
+wheels `pip download`ed into build/cache/wheels when those are not the pinned versions) and
+config.json. Standard library only.
 """
 from __future__ import annotations
 
@@ -18,7 +21,9 @@ import json
 import shutil
 import subprocess
 import sys
+import tomllib
 import zipfile
+from importlib import metadata
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -190,6 +195,74 @@ def write_engine_zip(out: Path) -> int:
     return n
 
 
+PYTHON2_PACKAGES = ("fissix", "appdirs")  # what engine/bots/python2.py imports
+WHEEL_CACHE = ROOT / "build" / "cache" / "wheels"
+
+
+def pinned_versions(names=PYTHON2_PACKAGES) -> dict[str, str]:
+    """The ``NAME==VERSION`` pins of pyproject.toml's ``python2`` extra for these packages."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    pins = {}
+    for requirement in project["optional-dependencies"]["python2"]:
+        name, _, version = requirement.partition("==")
+        if name.strip() in names:
+            pins[name.strip()] = version.strip()
+    missing = [name for name in names if name not in pins]
+    if missing:
+        raise BuildError(f"pyproject.toml pins no version of {', '.join(missing)}")
+    return pins
+
+
+def _package_files(name: str, version: str):
+    """(path in the zip, bytes) of a package's Python files: from the installed distribution
+    when it is the pinned version, else from its wheel (downloaded once into the cache)."""
+    try:
+        dist = metadata.distribution(name)
+    except metadata.PackageNotFoundError:
+        dist = None
+    if dist is not None and dist.version == version and dist.files:
+        for file in dist.files:
+            path = file.as_posix()
+            if _shipped(path):
+                yield path, Path(dist.locate_file(file)).read_bytes()
+        return
+    wheels = sorted(WHEEL_CACHE.glob(f"{name}-{version}-*.whl"))
+    if not wheels:
+        step(f"pip download {name}=={version} (not installed at that version)")
+        r = subprocess.run([sys.executable, "-m", "pip", "download", f"{name}=={version}", "--no-deps",
+                            "--only-binary", ":all:", "-d", str(WHEEL_CACHE)],
+                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        wheels = sorted(WHEEL_CACHE.glob(f"{name}-{version}-*.whl"))
+        if r.returncode != 0 or not wheels:
+            raise BuildError(f"cannot get {name}=={version} (pip install -e '.[python2]' installs it):\n"
+                             f"{r.stdout[-2000:]}")
+    with zipfile.ZipFile(wheels[0]) as wheel:
+        for path in wheel.namelist():
+            if _shipped(path):
+                yield path, wheel.read(path)
+
+
+def _shipped(path: str) -> bool:
+    """Sources and the grammar files; no compiled caches, metadata or the package's tests."""
+    parts = path.split("/")
+    return (not path.startswith("..") and ".dist-info" not in parts[0] and "__pycache__" not in parts
+            and "tests" not in parts and path.endswith((".py", ".txt")))
+
+
+def write_python2_zip(out: Path) -> dict[str, str]:
+    """python2.zip: the Python 2 converter's packages, unpacked by the controller Worker."""
+    pins = pinned_versions()
+    with zipfile.ZipFile(out / "python2.zip", "w", zipfile.ZIP_DEFLATED) as z:
+        for name, version in pins.items():
+            count = 0
+            for path, data in _package_files(name, version):
+                z.writestr(path, data)
+                count += 1
+            if not count:
+                raise BuildError(f"{name}=={version} has no files to ship")
+    return pins
+
+
 def site_build_id(out: Path) -> str:
     """What a cached Python memory snapshot depends on: the engine and the Pyodide release."""
     digest = hashlib.sha256((out / "engine.zip").read_bytes())
@@ -246,6 +319,8 @@ def build(out_dir: str = DEFAULT_OUT, pyodide_cdn: str | None = None) -> Path:
         index_url = "./pyodide/"
     n = write_engine_zip(out)
     step(f"wrote engine.zip ({n} files)")
+    pins = write_python2_zip(out)
+    step("wrote python2.zip (" + ", ".join(f"{k} {v}" for k, v in pins.items()) + ")")
     build_id = site_build_id(out)
     config = {"pyodideIndexURL": index_url, "buildId": build_id}
     (out / "config.json").write_text(json.dumps(config) + "\n")

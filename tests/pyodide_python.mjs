@@ -13,4 +13,9 @@ const pyodide = await loadPyodide();
 pyodide.FS.mkdirTree("/repo/engine");
 pyodide.mountNodeFS("/repo/engine", resolve(repo, "engine"));
 pyodide.runPython("import sys; sys.path.insert(0, '/repo')");
+// KOTH_PYODIDE_ZIPS: zips of more packages (":"-separated paths), as the page unpacks them.
+for (const zip of (process.env.KOTH_PYODIDE_ZIPS || "").split(":").filter(Boolean)) {
+  pyodide.unpackArchive(new Uint8Array(readFileSync(zip)), "zip", { extractDir: "/extra" });
+  pyodide.runPython("import sys\nif '/extra' not in sys.path: sys.path.append('/extra')");
+}
 process.stdout.write(String(pyodide.runPython(code)));

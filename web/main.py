@@ -20,6 +20,8 @@ import zlib
 import arena_bridge  # registered by controller_worker.js
 
 from engine.bots.answer import BotAnswer
+from engine.bots.code import BotLoadError
+from engine.bots.python2 import PYTHON2, convert, python2_reason
 from engine.bots.reply import answer_from_reply
 from engine.driver import BotEvent, Call, Calls, GameStarted, TurnPlayed, TurnReply
 from engine.entries import BUILTIN
@@ -112,6 +114,7 @@ class Controller:
         self.budget = _int_or_none(request.get("budget"))
         names = [str(b.get("name") or f"Bot {i + 1}")[:40] for i, b in enumerate(bots)]
         sources = [self._source(spec, str(b.get("code") or "")) for b in bots]
+        languages = [str(b.get("language") or "") for b in bots]  # "python2": converted on load
         steps = series_steps(spec, settings, names, seed if seed is not None else 0,
                              _int_or_none(request.get("games")) or 1, None, secret)
 
@@ -144,7 +147,8 @@ class Controller:
                 value = await self._turn(run, step, hard)
             elif isinstance(step, Call):
                 if step.op == "load":
-                    value = await self._load(run, step.bot, spec, names[step.bot], sources[step.bot])
+                    value = await self._load(run, step.bot, spec, names[step.bot], sources[step.bot],
+                                             languages[step.bot])
                 else:
                     request = {"op": step.op, "message": step.message}
                     if step.seed is not None:
@@ -173,11 +177,16 @@ class Controller:
                "timing": [_percentiles(times) for times in self.turn_ms],
                "wall_ms": arena_bridge.now() - run_began, "awaited_ms": self.awaited_ms})
 
-    async def _load(self, run: int, slot: int, spec, name: str, source: str) -> BotAnswer:
+    async def _load(self, run: int, slot: int, spec, name: str, source: str, language: str = "") -> BotAnswer:
         too_big = code_too_big(source)
         if too_big:
             return BotAnswer(error=too_big)
         load = {"op": "load", "game": spec.name, "name": name, "code": source}
+        if language == PYTHON2 and not source.startswith("builtin:"):
+            try:
+                load.update(python2_load(source))
+            except BotLoadError as exc:
+                return BotAnswer(error=exc.message, line=exc.line)
         if self.budget is not None:
             load["budget"] = self.budget
         answer, _, silent = await self._call(run, slot, load, LOAD_LIMIT_MS)
@@ -555,3 +564,33 @@ def export_snippet(challenge_text: str, options_json: str) -> str:
         return json.dumps({"error": str(exc)})
     return json.dumps({"markdown": markdown, "size": len(markdown), "limit": MAX_POST_CHARS,
                        "version": __version__})
+# ---- Python 2 answers (engine.bots.python2): converted here, never in a bot's Worker ----------
+
+def python2_load(source: str) -> dict:
+    """The load request's fields for a Python 2 answer: the converted code and its line map
+    (``BotLoadError`` naming the author's line when it is not Python 2 either)."""
+    try:
+        return convert(source).to_json()
+    except ImportError as exc:  # python2.zip did not load (controller_worker.js says why)
+        raise BotLoadError(f"the Python 2 converter is not available here ({exc})", None) from None
+
+
+def python2_view(code: str, with_conversion: bool) -> str:
+    """For a bot editor: whether its code looks like Python 2 (the one-click suggestion's
+    reason, or null) and, when asked, its conversion (read-only text and a diff) or why it
+    does not convert. JSON; any failure is a message, never an exception. ``needs_converter``:
+    fissix is needed and not loaded yet (code that parses as Python 3 is checked without it,
+    so a page of Python 3 bots never loads it)."""
+    out: dict = {"reason": None}
+    try:
+        out["reason"] = python2_reason(code)
+        if with_conversion:
+            conversion = convert(code)
+            out.update(converted=conversion.converted, diff=conversion.diff())
+    except ImportError:
+        return json.dumps({"needs_converter": True})
+    except BotLoadError as exc:
+        out.update(error=exc.message, line=exc.line)
+    except Exception as exc:  # noqa: BLE001 - the page shows it; the controller carries on
+        out["error"] = f"the conversion failed ({type(exc).__name__}: {exc})"[:500]
+    return json.dumps(out)

@@ -2,7 +2,8 @@
 
 A bot is a *function bot* when its module defines a top-level ``move``; otherwise it is a
 *script bot* that reads ``input()`` and ``print()``s its answers. Errors name the line in
-the bot's own code, never the engine's.
+the bot's own code, never the engine's. Code converted from Python 2 (``engine.bots.python2``)
+is loaded from its converted text and line map: Python 2 division, the author's line numbers.
 """
 
 from __future__ import annotations
@@ -10,8 +11,12 @@ from __future__ import annotations
 import ast
 import traceback
 from collections import deque
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from types import CodeType
+from typing import Any
+
+from engine.bots.python2_semantics import HELPERS, author_line, python2_tree
 
 BOT_FILENAME = "<bot>"
 FUNCTION = "function"
@@ -27,28 +32,61 @@ class BotLoadError(Exception):
 
 
 @dataclass(frozen=True)
+class Python2Lines:
+    """How converted code maps back to the Python 2 answer its author posted."""
+
+    lines: tuple[int, ...]  # converted line n is the author's line lines[n - 1]
+    true_division: bool  # the answer imported division from __future__
+
+
+@dataclass(frozen=True)
 class BotCode:
     kind: str
     code: CodeType
-    source: str
+    source: str  # what runs: the author's code, or the text converted from Python 2
+    python2: Python2Lines | None = None
+
+    def tree(self) -> ast.Module:
+        """A fresh syntax tree of the code as it runs (for the step budget to instrument)."""
+        if self.python2 is None:
+            return ast.parse(self.source, BOT_FILENAME)
+        return python2_tree(self.source, self.python2.lines, self.python2.true_division, BOT_FILENAME)
+
+    @property
+    def builtins(self) -> dict[str, Callable[..., Any]]:
+        """Names the code needs in its builtins (the Python 2 division helpers)."""
+        return HELPERS if self.python2 is not None else {}
 
 
-def load_code(source: str) -> BotCode:
-    """Compile bot source; raises BotLoadError with the offending line."""
+def load_code(source: str, python2_lines: Sequence[int] | None = None,
+              true_division: bool = False) -> BotCode:
+    """Compile bot source; raises BotLoadError with the offending line.
+
+    With ``python2_lines``, ``source`` is code converted from Python 2 and ``python2_lines``
+    gives each of its lines' line in the author's code (``engine.bots.python2.Conversion``)."""
+    python2 = None if python2_lines is None else Python2Lines(tuple(python2_lines), true_division)
+    parsed = False  # errors while parsing converted text name its lines, not the author's
     try:
-        tree = ast.parse(source, BOT_FILENAME)
+        if python2 is None:
+            tree = ast.parse(source, BOT_FILENAME)
+        else:
+            tree = python2_tree(source, python2.lines, true_division, BOT_FILENAME)
+        parsed = True
         code = compile(tree, BOT_FILENAME, "exec")
     except SyntaxError as exc:
-        where = f" (line {exc.lineno})" if exc.lineno else ""
+        line = exc.lineno if python2 is None or parsed else author_line(python2.lines, exc.lineno)
+        where = f" (line {line})" if line else ""
         text = f"\n    {exc.text.rstrip()}" if exc.text else ""
-        raise BotLoadError(f"SyntaxError: {exc.msg}{where}{text}", exc.lineno) from None
+        if python2 is not None and text:
+            text += "  (the converted code)"
+        raise BotLoadError(f"SyntaxError: {exc.msg}{where}{text}", line) from None
     except (ValueError, RecursionError, MemoryError) as exc:
         raise BotLoadError(f"{type(exc).__name__}: {exc}", None) from None
     defines_move = any(
         isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == "move"
         for node in tree.body
     )
-    return BotCode(FUNCTION if defines_move else SCRIPT, code, source)
+    return BotCode(FUNCTION if defines_move else SCRIPT, code, source, python2)
 
 
 def describe_exception(exc: BaseException) -> tuple[str, int | None]:

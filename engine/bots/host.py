@@ -76,8 +76,14 @@ class BotHost:
             return {"ok": False, "kind": None, "line": None,
                     "error": f"a step budget is a positive whole number, not {budget!r}"}
         self.budget = budget
+        python2 = request.get("language") == "python2"
+        lines = request.get("lines") if python2 else None
+        if python2 and (not isinstance(lines, list) or not all(type(n) is int and n > 0 for n in lines)):
+            self.runner = None
+            return {"ok": False, "kind": None, "line": None,
+                    "error": "Python 2 code comes converted, with its line map (a list of line numbers)"}
         try:
-            self.bot = load_code(request["code"])
+            self.bot = load_code(request["code"], lines, request.get("true_division") is True)
         except BotLoadError as exc:
             self.runner = None
             return {"ok": False, "kind": None, "error": exc.message, "line": exc.line}

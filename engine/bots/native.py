@@ -25,6 +25,7 @@ from pathlib import Path
 from engine.bots.answer import BotAnswer, cap_text
 from engine.bots.code import FUNCTION, BotLoadError, load_code
 from engine.bots.pipes import KEEP_HEAD, Deadline, LineChannel, LineTooLong, StreamDrain, collect, write_all
+from engine.bots.python2 import PYTHON2, PYTHON3, convert
 from engine.bots.reply import MALFORMED, MAX_REPLY_BYTES, ReplyError, answer_from_reply, decode_reply_line
 from engine.bots.runners import FunctionRunner, OneShotScriptRunner, script_answer
 from engine.bots.sandbox import ENGINE_ROOT, Jail, Sandbox, Unsandboxed, kill_group
@@ -44,17 +45,23 @@ FRESH_EVERY_TURN = ("per_move", "per_turn")  # script modes that start the bot a
 
 
 class InProcessBot:
-    """Trusted Python source run in this process (built-in example bots)."""
+    """Trusted Python source run in this process (built-in example bots; tests' Python 2
+    answers, converted here)."""
 
-    def __init__(self, name: str, source: str, budget: int | None = None) -> None:
+    def __init__(self, name: str, source: str, budget: int | None = None, language: str = PYTHON3) -> None:
         self.name = name
         self.source = source
         self.budget = budget  # steps per turn (None: not counted)
+        self.language = language
         self.runner = None
 
     def load(self, game: str) -> BotAnswer:
         try:
-            bot = load_code(self.source)
+            if self.language == PYTHON2:
+                conversion = convert(self.source)
+                bot = load_code(conversion.converted, conversion.lines, conversion.true_division)
+            else:
+                bot = load_code(self.source)
         except BotLoadError as exc:
             return BotAnswer(error=exc.message, line=exc.line)
         if bot.kind == FUNCTION:
@@ -87,9 +94,10 @@ class HostedBot:
     """A user's Python bot (function or script) in a bot host process in the sandbox."""
 
     def __init__(self, name: str, source: str, sandbox: Sandbox | Unsandboxed | None = None,
-                 budget: int | None = None) -> None:
+                 budget: int | None = None, language: str = PYTHON3) -> None:
         self.name = name
         self.source = source
+        self.language = language  # PYTHON2: converted here (cached), the host gets Python 3
         self.budget = budget  # steps per turn, counted in the host (None: not counted)
         self.sandbox = sandbox if sandbox is not None else Unsandboxed()
         self.jail: Jail = self.sandbox.jail()
@@ -114,6 +122,11 @@ class HostedBot:
             return BotAnswer(error=f"the bot host did not start: {exc}")
         self.channel = LineChannel(self.process.stdout, MAX_REPLY_BYTES)
         request = {"op": "load", "game": self.game, "code": self.source}
+        if self.language == PYTHON2:
+            try:
+                request.update(convert(self.source).to_json())
+            except BotLoadError as exc:
+                return BotAnswer(error=exc.message, line=exc.line)
         if self.budget is not None:
             request["budget"] = self.budget
         reply, _, answered = self._call(request, START_WAIT_MS)

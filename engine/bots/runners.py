@@ -136,7 +136,7 @@ def _compiled(bot: BotCode, steps: int | None) -> tuple[CodeType, StepBudget | N
     if steps is None:
         return bot.code, None, {}
     budget = StepBudget(steps)
-    return instrument(bot.source, budget, BOT_FILENAME), budget, counting_builtins(budget)
+    return instrument(bot.tree(), budget, BOT_FILENAME), budget, counting_builtins(budget)
 
 
 def _budget_error(exc: BudgetExceeded) -> tuple[str, int | None]:
@@ -174,7 +174,7 @@ class FunctionRunner:
         self.client.start(message)
         module = ModuleType("bot")
         module.__dict__.update(_bot_globals({"__import__": importer({"random": lambda: seeded_random(seed)}),
-                                             **self.counting}))
+                                             **self.counting, **self.bot.builtins}))
         self.move = None
         try:
             with _Swap(self.out, self.err):
@@ -269,7 +269,8 @@ class OneShotScriptRunner:
         self.mode = mode
         self.workdir: str | None = None
         self.random = seeded_random(None)  # reseeded every run
-        self.extra_builtins = {"__import__": importer({"random": lambda: self.random}), **self.counting}
+        self.extra_builtins = {"__import__": importer({"random": lambda: self.random}), **self.counting,
+                               **bot.builtins}
         self.start_seed: int | None = None
         self.runs = 0
 
@@ -429,7 +430,8 @@ class StreamScriptRunner:
         self.lines.extend(self.wire.message_lines(message))
         self.send({"id": start_id, "ok": True})
         import_ = importer({"random": lambda: seeded_random(seed)})
-        namespace, stdin = _script_namespace(self._readline, {"__import__": import_, **self.counting})
+        namespace, stdin = _script_namespace(self._readline, {"__import__": import_, **self.counting,
+                                                              **self.bot.builtins})
         saved_stdin = sys.stdin
         over_budget = False
         try:

@@ -19,6 +19,7 @@ import { ChallengePanel } from "./challenge_panel.js";
 import { LINK_PREFIX } from "./challenge_link.js";
 
 import { TournamentView } from "./tournament.js";
+import { Python2Panel, languageField, languageOf, onPython2Message } from "./python2.js";
 
 const MAX_PANELS = 8; // no game takes more bots than this (the spec's max_bots)
 const ENTRY_OPTION = "entry:"; // a seat's example menu value for an entry of the challenge
@@ -109,6 +110,7 @@ function normaliseBots(list) {
     out.push({
       name: b && typeof b.name === "string" ? b.name : `Bot ${i + 1}`,
       code: b && typeof b.code === "string" ? b.code : "",
+      ...languageField(b), // {language: "python2"}: a Python 2 answer (absent: Python 3, as before)
     });
   }
   return out;
@@ -219,7 +221,8 @@ function keepBots(game, bots, reason, replaceNewest = false) {
 }
 
 function sameBots(a, b) {
-  return a.length === b.length && a.every((x, i) => x.name === b[i].name && x.code === b[i].code);
+  return a.length === b.length && a.every((x, i) => x.name === b[i].name && x.code === b[i].code
+    && languageOf(x) === languageOf(b[i]));
 }
 
 let noticeLead = ""; // what just happened (a link opened, bots restored), shown before the offer
@@ -333,9 +336,11 @@ function makePanel(i) {
       if (switching) return;
       botsOf(settings.game)[i].code = text;
       saveBots(settings.game);
+      panels[i]?.python2.codeChanged();
     },
   });
   const panel = { root, name, ex, editor, console: new BotConsole(con) };
+  panel.python2 = python2Panel(root, i, editor);
   name.addEventListener("input", () => {
     botsOf(settings.game)[i].name = name.value;
     saveBots(settings.game);
@@ -355,6 +360,27 @@ function makePanel(i) {
   return panel;
 }
 
+// The panel's language choice and Python 2 view (web/src/python2.js).
+function python2Panel(root, i, editor) {
+  return new Python2Panel({
+    root,
+    n: i + 1,
+    getCode: () => editor.value,
+    getLanguage: () => languageOf(botsOf(settings.game)[i]),
+    setLanguage: (language) => {
+      const bot = botsOf(settings.game)[i];
+      delete bot.language;
+      Object.assign(bot, languageField({ language }));
+      saveBots(settings.game);
+    },
+    send: (message) => {
+      if (!worker) return false;
+      worker.postMessage(message);
+      return true;
+    },
+  });
+}
+
 function examplesOf(game) {
   const spec = specOf(game);
   return spec && spec.examples && typeof spec.examples === "object" ? spec.examples : {};
@@ -369,6 +395,8 @@ function loadExample(i, exName, src) {
   const p = panels[i];
   p.editor.value = src; // onChange saves the code
   botsOf(g)[i].code = src;
+  delete botsOf(g)[i].language; // the examples are Python 3
+  p.python2.show();
   if (isDefaultName(g, p.name.value)) {
     p.name.value = exName;
     botsOf(g)[i].name = exName;
@@ -424,6 +452,7 @@ function showBots() {
       const b = botsOf(g)[i];
       if (p.name.value !== b.name) p.name.value = b.name;
       if (p.editor.value !== b.code) p.editor.value = b.code;
+      if (i < count) p.python2.show();
     });
   } finally {
     switching = false;
@@ -650,7 +679,7 @@ function shareObject() {
   return {
     v: 1,
     settings: { game: g, preset: gameSettings(g).preset, seed: settings.seed, games: settings.games, ...fields },
-    bots: botsOf(g).slice(0, n).map((b) => ({ name: b.name, code: b.code })),
+    bots: botsOf(g).slice(0, n).map((b) => ({ name: b.name, code: b.code, ...languageField(b) })),
   };
 }
 
@@ -722,7 +751,7 @@ function applyHash() {
   saver.flush();
   const before = botsOf(g).map((b) => ({ ...b }));
   const after = before.map((b) => ({ ...b }));
-  parsed.bots.forEach((b, i) => { after[i] = { name: b.name, code: b.code }; });
+  parsed.bots.forEach((b, i) => { after[i] = { name: b.name, code: b.code, ...languageField(b) }; });
   // The visitor's own code is kept; bots an earlier link put there, unedited, are not.
   const own = before.some((b) => b.code.trim()) && !sameBots(before, normaliseBots(store.load(`shared-bots:${g}`, [])));
   if (own && !sameBots(before, after)) keepBots(g, before, "link");
@@ -982,6 +1011,7 @@ function onMessage(m) {
   if (m.type === "status") return onStatus(m);
   if (m.type === "verified") return onVerified(m);
   if (m.type === "challenge-checked") return onChallengeChecked(m);
+  if (onPython2Message(m)) return undefined;
   if (m.type === "fatal") {
     replaceWorker(`Python in the controller failed (${String(m.message ?? "fatal error").slice(0, 200)})`);
     return undefined;
@@ -1095,6 +1125,7 @@ function onStatus(m) {
     }
     if (hashPending) applyHash();
     if (embed) startEmbedded();
+    panels.slice(0, botCount()).forEach((panel) => panel.python2.check()); // a replaced Worker lost earlier ones
     let text = m.message || "Python is ready.";
     if (m.isolated === false) text += " (Not cross-origin isolated: a bot stuck in a loop is stopped by restarting its Worker.)";
     if (!run) {
@@ -1138,6 +1169,7 @@ async function startRun() {
   const bots = botsOf(g).slice(0, n).map((b, i) => ({
     name: b.name.trim() || `Bot ${i + 1}`,
     code: panels[i].editor.value,
+    language: languageOf(b), // python2: the controller converts it (engine/bots/python2.py)
   }));
   const empty = bots.findIndex((b) => !b.code.trim());
   if (empty >= 0) {

@@ -842,7 +842,10 @@ function verifyReplay(data) {
 function startRun(data) {
   const run = new RunStop(data.run);
   activeRun = run;
-  controller.run(JSON.stringify(data)).catch((err) => {
+  const python2 = Array.isArray(data.bots) && data.bots.some((b) => b && b.language === "python2");
+  // A Python 2 bot's code is converted here (main.py): fissix first, if not yet loaded.
+  (python2 ? loadPython2().catch(() => {}) : Promise.resolve())
+    .then(() => controller.run(JSON.stringify(data))).catch((err) => {
     self.postMessage({ type: "error", run: data.run, message: String(err) });
   }).finally(() => {
     if (activeRun === run) activeRun = null;
@@ -917,6 +920,8 @@ self.onmessage = (event) => {
     else queuedRuns.push(data);
   } else if (data.type === "tournament-replay") {
     if (tournamentReplayPy) tournamentReplay(data);
+  } else if (data.type === "python2") {
+    python2Request(data);
   } else if (data.type === "verify") {
     if (verifyReplayPy) verifyReplay(data);
     else queuedVerifies.push(data);
@@ -933,6 +938,49 @@ self.onmessage = (event) => {
     }
   }
 };
+
+// ---- Python 2 answers -------------------------------------------------------------------
+// fissix (python2.zip, built by scripts/build.py) is unpacked into this Worker's Python the
+// first time a Python 2 bot is run or an editor asks; bot Workers never need it (they get
+// the converted code and its line map).
+let python2Loading = null;
+
+function loadPython2() {
+  if (!python2Loading) {
+    python2Loading = fetch(new URL("python2.zip", self.location.href)).then((response) => {
+      if (!response.ok) throw new Error(`python2.zip: HTTP ${response.status}`);
+      return response.arrayBuffer();
+    }).then((zip) => {
+      pyodide.unpackArchive(zip, "zip", { extractDir: "/home/pyodide/python2" });
+      pyodide.runPython("import sys\nif '/home/pyodide/python2' not in sys.path: sys.path.append('/home/pyodide/python2')");
+    });
+    python2Loading.catch(() => { python2Loading = null; }); // a later request tries again
+  }
+  return python2Loading;
+}
+
+let python2Queue = Promise.resolve();
+
+// {type: "python2", id, code, convert} -> {type: "python2", id, reason, converted?, diff?,
+// error?, line?}: main.py's python2_view, one request at a time, after Python is ready.
+function python2Request(data) {
+  python2Queue = python2Queue.then(async () => {
+    while (!controller) await new Promise((resolve) => setTimeout(resolve, 100));
+    let reply;
+    try {
+      const code = typeof data.code === "string" ? data.code : "";
+      const view = () => JSON.parse(pyodide.pyimport("arena_main").python2_view(code, data.convert === true));
+      reply = view();
+      if (reply.needs_converter) {
+        await loadPython2();
+        reply = view();
+      }
+    } catch (err) {
+      reply = { reason: null, error: `the Python 2 converter did not load (${String(err).slice(0, 300)})` };
+    }
+    self.postMessage({ type: "python2", id: data.id, ...reply });
+  });
+}
 
 // A handle for tests and debugging (like the page's window.kothArena): only code running
 // in this Worker (and the browser's devtools) can reach it; bots run in other Workers.

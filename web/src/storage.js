@@ -94,6 +94,10 @@ export function decodeShare(text) {
 
 // Validates a decoded share object (the game's own bounds are checked by the page, from
 // its spec); returns {settings, bots} or throws.
+function languageField(bot) {
+  return bot.language === "python2" ? { language: "python2" } : {};
+}
+
 export function checkShare(obj, games, maxBots) {
   if (!obj || typeof obj !== "object" || Array.isArray(obj)) throw new Error("not an object");
   if (obj.v !== 1) throw new Error("unknown link version");
@@ -109,5 +113,6 @@ export function checkShare(obj, games, maxBots) {
     if (b.name.length > MAX_NAME_CHARS) throw new Error(`a bot name is longer than ${MAX_NAME_CHARS} characters`);
   }
   if (s.preset !== undefined && typeof s.preset !== "string") throw new Error("the preset is not a name");
-  return { settings: s, bots: obj.bots.map((b) => ({ name: b.name, code: b.code })) };
+  // language: "python2" for a Python 2 answer (absent: Python 3, as in links made before it)
+  return { settings: s, bots: obj.bots.map((b) => ({ name: b.name, code: b.code, ...languageField(b) })) };
 }
