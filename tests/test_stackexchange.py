@@ -19,7 +19,6 @@ from engine.stackexchange import (
 )
 
 DATA = Path(__file__).parent / "data" / "se"
-PYTHON2 = "python2" in LANGUAGES  # Python 2 answers are entries once the engine runs them
 
 
 def recorded(name: str) -> dict:
@@ -58,21 +57,18 @@ def test_bad_site_name():
 def test_recorded_answers_become_entries_and_problems():
     entries, problems = entries_from_answers(all_items())
     names = ["Greedy Gus", "Corner Camper", "Passer"]
-    assert [e.name for e in entries] == (["Edgebot"] if PYTHON2 else []) + names
-    assert [e.language for e in entries] == (["python2"] if PYTHON2 else []) + ["python3"] * 3
+    assert [e.name for e in entries] == ["Edgebot", *names]
+    assert [e.language for e in entries] == ["python2"] + ["python3"] * 3
     assert [e.author for e in entries][-3:] == ["Ann O'Nym", "Cam Per", "user262131"]
     assert entries[-3].link == "https://codegolf.stackexchange.com/a/262113"
     kinds = [(p.kind, p.name) for p in problems]
-    edgebot = [] if PYTHON2 else [("native-only", "Edgebot")]
-    assert kinds == [*edgebot, ("native-only", "Rook"), ("no-code", "Talker")]
+    assert kinds == [("native-only", "Rook"), ("no-code", "Talker")]
     rook, talker = problems[-2:]
     assert rook.language == "Java" and "Python answers only" in rook.reason
     assert talker.reason == "the answer has no code block"
-    if not PYTHON2:
-        edge = problems[0]
-        assert (edge.language, edge.author) == ("python2", "Jörg Hülsermann")
-        assert edge.reason.startswith("written in Python 2, which this version of the engine does not run")
-        assert edge.link == "https://codegolf.stackexchange.com/a/262110"
+    edge = entries[0]
+    assert (edge.language, edge.author) == ("python2", "Jörg Hülsermann")
+    assert edge.link == "https://codegolf.stackexchange.com/a/262110"
 
 
 def test_code_is_the_first_block_with_entities_decoded():

@@ -437,8 +437,14 @@ class PageTournament:
             too_big = code_too_big(source)
             if too_big:
                 return BotAnswer(error=too_big)
+            entry = self.tournament.entries[match.table[step.bot]]
             name = self.tournament.names[match.table[step.bot]]
             request = {"op": "load", "game": self.spec.name, "name": name, "code": source}
+            if entry.kind != BUILTIN and entry.language == PYTHON2:
+                try:
+                    request.update(python2_load(source))
+                except BotLoadError as exc:
+                    return BotAnswer(error=exc.message, line=exc.line)
             if self.budget is not None:
                 request["budget"] = self.budget
             answer, _, silent = await self._ask(group, step.bot, request, LOAD_LIMIT_MS)

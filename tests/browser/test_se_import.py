@@ -11,14 +11,11 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from engine.challenge import LANGUAGES
-
 pytestmark = pytest.mark.browser
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "se"
 API = "https://api.stackexchange.com/2.3/**"
 QUESTION = "https://codegolf.stackexchange.com/questions/262108/flit-king-of-the-hill"
-PYTHON2 = "python2" in LANGUAGES  # the Python 2 answer is an entry once the engine runs Python 2
 
 
 class RecordedApi:
@@ -78,13 +75,12 @@ def test_import_pages_through_the_answers_and_adds_the_python_ones(arena):
     before = arena.page.evaluate("window.kothArena.challenge.entries().map((e) => e.name)")
     dialog = open_dialog(arena)
     status = fetch(arena, dialog, QUESTION)
-    counts = "4 entries to add, 2 not added" if PYTHON2 else "3 entries to add, 3 not added"
+    counts = "4 entries to add, 2 not added"
     assert status.startswith(f"6 answers read: {counts}."), status
     assert "296 more requests today" in status
     items = listed(dialog)
     edgebot = next(i for i in items if i.startswith("Edgebot by Jörg Hülsermann — "))
-    assert edgebot.split(" — ", 1)[1].startswith("Python 2: will be added" if PYTHON2
-                                                 else "native only — written in Python 2")
+    assert edgebot.split(" — ", 1)[1].startswith("Python 2: will be added")
     assert any(i.startswith("Greedy Gus by Ann O'Nym — Python 3: will be added") for i in items)
     assert any(i.startswith("Rook by rooky — native only — written in Java") for i in items)
     assert any(i.startswith("Talker by talker — the answer has no code block") for i in items)
@@ -102,7 +98,7 @@ def test_import_pages_through_the_answers_and_adds_the_python_ones(arena):
     status = dialog.get_by_role("status").inner_text()
     assert status.startswith(f"Added {len(added)} entries to the challenge"), status
     names = ["Greedy Gus", "Corner Camper", "Passer"]
-    assert [e["name"] for e in added] == (["Edgebot"] if PYTHON2 else []) + names
+    assert [e["name"] for e in added] == ["Edgebot", *names]
     gus = added[-3]
     assert gus["language"] == "python3" and gus["author"] == "Ann O'Nym"
     assert gus["link"] == "https://codegolf.stackexchange.com/a/262113"
@@ -129,7 +125,7 @@ def test_errors_are_shown_and_the_earlier_pages_kept(arena):
     error = dialog.get_by_role("alert").inner_text()
     assert "page 2: the API refused (throttle_violation, HTTP 400): too many requests from this IP" in error
     assert "(the answers of the pages before it are listed)" in error
-    counts = "2 entries to add, 1 not added" if PYTHON2 else "1 entry to add, 2 not added"
+    counts = "2 entries to add, 1 not added"
     assert status.startswith(f"3 answers read: {counts}."), status
     assert sorted(i.split(" by ")[0] for i in listed(dialog)) == ["Edgebot", "Greedy Gus", "Rook"]
 

@@ -15,7 +15,6 @@ from pathlib import Path
 import pytest
 
 from engine import __version__
-from engine.challenge import LANGUAGES
 from engine.snippet import SnippetOptions, export_snippet, pack_challenge, pypi_wheel_url, snippet_document
 from engine.stackexchange import parse_question_ref
 
@@ -29,7 +28,6 @@ SNIPPET_FRAME = "https://stacksnippets.test/js"
 BOOT_TIMEOUT_MS = 120_000
 TOURNAMENT_TIMEOUT_MS = 600_000
 BUDGET = 1_000_000  # steps a move may take: no soft time limit, the same result on every machine
-PYTHON2 = "python2" in LANGUAGES  # the Python 2 answer joins the field once the engine runs it
 FIRST = "def move(view):\n    m = sorted(view.moves())\n    return m[0] if m else (0, 0, 0, 0)\n"
 CHALLENGE = {
     "format": "koth-arena-challenge", "version": 1, "title": "Flit, trial", "description": "Two entries.",
@@ -135,9 +133,7 @@ def test_snippet_boots_from_the_wheel_adds_the_answers_and_ranks_like_the_page(a
     assert site.requests[0] == f"wheel {pypi_wheel_url(__version__)}"
     assert {"cdn pyodide.asm.wasm", "cdn python_stdlib.zip", "api page 1", "api page 2"} <= set(site.requests)
     status = frame.locator("#status").inner_text()
-    joined = ["Greedy Gus", "Corner Camper", "Passer"]
-    if PYTHON2:
-        joined.insert(0, "Edgebot")
+    joined = ["Edgebot", "Greedy Gus", "Corner Camper", "Passer"]
     assert f"{len(joined)} answers of the question joined the field" in status, status
     assert "Rook (native only)" in status and "Talker (the answer has no code block)" in status
 

@@ -262,6 +262,10 @@ export class ChallengePanel {
     });
     author.addEventListener("input", () => model.editEntry(entry.id, { author: author.value }));
     link.addEventListener("input", () => model.editEntry(entry.id, { link: link.value }));
+    const language = languageSelect(row, entry);
+    // Python 3 is the file's default: written as no language at all (README "Python 2 answers")
+    language.addEventListener("change", () => model.editEntry(entry.id, {
+      language: language.value === "python2" ? "python2" : "" }));
     const exWrap = document.createElement("div");
     exWrap.className = "field";
     const exLabel = document.createElement("label");
@@ -613,10 +617,28 @@ function field(parent, labelText, cls, id, value, maxLength, type = "text") {
   return input;
 }
 
+// The entry's language: Python 3, or a Python 2 answer (converted on load by the engine).
+function languageSelect(parent, entry) {
+  const wrap = document.createElement("div");
+  wrap.className = "field";
+  const select = document.createElement("select");
+  select.className = "entry-language";
+  select.id = `entry-language-${entry.id}`;
+  select.append(new Option("Python 3", "python3"), new Option("Python 2", "python2"));
+  select.value = entry.language === "python2" ? "python2" : "python3";
+  const label = document.createElement("label");
+  label.htmlFor = select.id;
+  label.textContent = "Language";
+  wrap.append(label, select);
+  parent.append(wrap);
+  return select;
+}
+
 function summary(entry) {
   const lines = entry.code ? entry.code.split("\n").filter((l) => l.trim()).length : 0;
   const parts = [];
   if (entry.author) parts.push(`by ${entry.author}`);
+  if (entry.language === "python2") parts.push("Python 2");
   parts.push(entry.code.startsWith("builtin:") ? `built-in ${entry.code.slice(8)}` : `${lines} line${lines === 1 ? "" : "s"}`);
   if (!entry.enabled) parts.push("off");
   return parts.join(" · ");

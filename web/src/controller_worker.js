@@ -684,7 +684,11 @@ Object.assign(bridge, tournamentBridge);
 function startTournament(data) {
   const run = new RunStop(data.run);
   activeRun = run;
-  runTournamentPy(JSON.stringify(data)).catch((err) => {
+  const entries = data.challenge && Array.isArray(data.challenge.entries) ? data.challenge.entries : [];
+  const python2 = entries.some((e) => e && e.language === "python2" && e.enabled !== false);
+  // A Python 2 entry's code is converted here (main.py): fissix first, if not yet loaded.
+  (python2 ? loadPython2().catch(() => {}) : Promise.resolve())
+    .then(() => runTournamentPy(JSON.stringify(data))).catch((err) => {
     self.postMessage({ type: "error", run: data.run, message: String(err) });
   }).finally(() => {
     if (activeRun === run) activeRun = null;
@@ -947,7 +951,7 @@ let python2Loading = null;
 
 function loadPython2() {
   if (!python2Loading) {
-    python2Loading = fetch(new URL("python2.zip", self.location.href)).then((response) => {
+    python2Loading = siteFetch("python2.zip").then((response) => {
       if (!response.ok) throw new Error(`python2.zip: HTTP ${response.status}`);
       return response.arrayBuffer();
     }).then((zip) => {
