@@ -114,6 +114,9 @@ class HostedBot:
             return BotAnswer(error=f"the bot host did not start: {exc}")
         self.channel = LineChannel(self.process.stdout, MAX_REPLY_BYTES)
         request = {"op": "load", "game": self.game, "code": self.source}
+        game_module = get_game(self.game).game_module
+        if game_module is not None:  # an author's game: its bot-side code runs here, with the bot
+            request["game_module"] = game_module
         if self.budget is not None:
             request["budget"] = self.budget
         reply, _, answered = self._call(request, START_WAIT_MS)
