@@ -317,10 +317,14 @@ class GameHost:
                                "seed": 1, "secret": "check"})
         starts = status["messages"]
         clients = []
+        stream = info["script_mode"] == "stream"
         for seat in range(players):
             client = self.call("FunctionClient()", self.module.function_client)
             self.call("FunctionClient.start", client.start, starts[seat])
-            self.call("lines", self.module.lines, starts[seat])
+            lines = self.call("lines", self.module.lines, starts[seat])
+            if stream and "M" in lines:
+                raise GameModuleError("lines of a start message have a line 'M': with SCRIPT_MODE 'stream' "
+                                      "it asks a script bot for its move", None, "lines")
             clients.append(client)
         for _ in range(CHECK_TURNS):
             if status["over"] is not None:
@@ -328,7 +332,11 @@ class GameHost:
             actions = {}
             for key, message in status["observations"].items():
                 seat = int(key)
-                self.call("lines", self.module.lines, message)
+                lines = self.call("lines", self.module.lines, message)
+                if stream and (not lines or lines[-1] != "M" or lines.count("M") != 1):
+                    raise GameModuleError(f"lines of an observation are {_show(lines)}: with SCRIPT_MODE "
+                                          "'stream' they end with the one line 'M', which asks a script "
+                                          "bot for its move", None, "lines")
                 self.call("FunctionClient.view", clients[seat].view, message)
                 default = self.call("default_action", self.game.default_action, seat)
                 text = self.call("answer_text", self.module.answer_text, default)
@@ -338,6 +346,7 @@ class GameHost:
                     pass  # a default action need not be an answer a bot could give
                 actions[key] = {"default": True}
             status = self._op_apply({"actions": actions})
+            self._scores()  # scores() answers at any time, not only at the end
             if "invalid" in status:
                 raise GameModuleError(f"apply_actions refused the default action: {status['invalid']}", None,
                                       "default_action")

@@ -148,7 +148,7 @@ class GameModule:
         if scoring not in SCORINGS:
             raise GameModuleError(f"SCORING is one of {', '.join(SCORINGS)}, got {scoring!r}", None,
                                   "SCORING")
-        script_mode = values.get("SCRIPT_MODE", "stream")
+        script_mode = values.get("SCRIPT_MODE", "per_turn")
         if script_mode not in SCRIPT_MODES:
             raise GameModuleError(f"SCRIPT_MODE is one of {', '.join(SCRIPT_MODES)}, got {script_mode!r}",
                                   None, "SCRIPT_MODE")

@@ -317,6 +317,11 @@ class AuthoredGame:
 
     def close(self) -> None:
         self.channel.close()
+        if _loaded.get(self.source) is self:
+            del _loaded[self.source]
+
+
+_loaded: dict[str, AuthoredGame] = {}  # by source: the games this process has started
 
 
 def load_game(source: str, sandbox: Sandbox | Unsandboxed, on_output: Any = None) -> AuthoredGame:
@@ -324,10 +329,24 @@ def load_game(source: str, sandbox: Sandbox | Unsandboxed, on_output: Any = None
     channel = ProcessChannel(sandbox, on_output)
     channel.start()
     try:
-        return AuthoredGame(source, channel)
+        game = AuthoredGame(source, channel)
     except GameCodeError:
         channel.close()
         raise
+    _loaded[source] = game
+    return game
+
+
+def game_for_worker(source: str, sandboxed: bool, memory_mb: int) -> GameSpec:
+    """A tournament worker's spec of an author's game: the one this process loaded, else the
+    module loaded (and registered, for the bots) now; it lives as long as the process."""
+    from engine.registry import register
+
+    game = _loaded.get(source)
+    if game is None or game.channel.process is None:
+        game = load_game(source, game_sandbox(not sandboxed, memory_mb))
+    register(game.spec)
+    return game.spec
 
 
 def read_game_file(path: Path) -> str:
