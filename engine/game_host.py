@@ -76,6 +76,7 @@ class GameHost:
         self.module: GameModule | None = None
         self.game: Any = None
         self.output = io.StringIO()
+        self.armed = False  # a call's time limit is running
 
     def handle(self, request: dict) -> dict:
         rid = request.get("id")
@@ -86,7 +87,10 @@ class GameHost:
                 raise GameModuleError(f"unknown request {op!r}")
             if op not in ("load", "lines") and (self.module is None or (op != "new" and self.game is None)):
                 raise GameModuleError("no game is loaded" if self.module is None else "no game was started")
-            reply = handler(request)
+            if op == "load":
+                reply = handler(request)
+            else:  # one time limit for the whole request: cheaper than one per call
+                reply = self.call(op, handler, request)
         except GameModuleError as exc:
             reply = exc.to_json()
         except PictureError as exc:
@@ -109,7 +113,8 @@ class GameHost:
         ``InvalidAnswer`` where the method may refuse an answer (``refusing``)."""
         saved = sys.stdout
         sys.stdout = self.output
-        timer = _start_timer(self.call_limit_s)
+        timer = not self.armed and _start_timer(self.call_limit_s)
+        self.armed = self.armed or timer
         try:
             return function(*args)
         except GameTimeLimit as exc:
@@ -126,7 +131,9 @@ class GameHost:
         except Exception as exc:  # noqa: BLE001 - the game may raise anything
             raise raised(method, exc) from None
         finally:
-            _stop_timer(timer)
+            if timer:
+                _stop_timer()
+                self.armed = False
             sys.stdout = saved
 
     # -- requests -------------------------------------------------------------------------
@@ -266,8 +273,7 @@ class GameHost:
     def _observe(self, seat: int) -> Any:
         since = self.log[self.cursor[seat]:]
         self.cursor[seat] = len(self.log)
-        message = self.call("observation", self.game.observation, seat, since)
-        return as_json(message, "a message", "observation")
+        return self.call("observation", self.game.observation, seat, since)  # JSON: checked in reply_text
 
     def _start_message(self, seat: int) -> Any:
         self.cursor[seat] = len(self.log)
@@ -293,9 +299,9 @@ class GameHost:
         if not isinstance(record, dict) or set(record) & {"seats", "answers", "faults", "picture"}:
             raise GameModuleError(f"record_turn returned {_show(record)}, not a dict (without seats, "
                                   "answers, faults or picture)", None, "record_turn")
-        record = dict(as_json(record, "a record", "record_turn" if callable(method) else "apply_actions"))
+        record = dict(record)  # checked as JSON in reply_text (and in the check game)
         picture = self._picture()
-        text = json.dumps(picture, sort_keys=True)
+        text = json.dumps(picture)
         if text != self.picture_text:  # a picture is recorded only when it changed
             record["picture"] = picture
             self.picture_text = text
@@ -304,7 +310,30 @@ class GameHost:
     def _picture(self) -> dict:
         picture = self.call("draw", self.game.draw)
         check_picture(picture)
-        return as_json(picture, "a picture", "draw")
+        return picture
+
+    def reply_text(self, request_text: str) -> str:
+        """One request as JSON text in, its reply as JSON text out (the process's and the
+        page Worker's entry point); a value that is not JSON is named by the method that made it."""
+        try:
+            request = json.loads(request_text)
+        except ValueError:
+            request = {}
+        reply = self.handle(request if isinstance(request, dict) else {})
+        try:
+            return json.dumps(reply, allow_nan=False)
+        except (TypeError, ValueError, RecursionError):
+            pass
+        for key, method in (("observations", "observation"), ("messages", "start_message"),
+                            ("record", "record_turn"), ("start", "record_start"), ("lines", "lines")):
+            try:
+                json.dumps(reply.get(key), allow_nan=False)
+            except (TypeError, ValueError, RecursionError) as exc:
+                error = f"{method} returned a value that is not JSON: {exc}"
+                break
+        else:
+            error = "the reply is not JSON"
+        return json.dumps({"id": reply.get("id"), "error": error, "line": None, "method": None})
 
     # -- the check game ---------------------------------------------------------------------
     def _check_play(self) -> None:
@@ -332,6 +361,7 @@ class GameHost:
             actions = {}
             for key, message in status["observations"].items():
                 seat = int(key)
+                as_json(message, "a message", "observation")
                 lines = self.call("lines", self.module.lines, message)
                 if stream and (not lines or lines[-1] != "M" or lines.count("M") != 1):
                     raise GameModuleError(f"lines of an observation are {_show(lines)}: with SCRIPT_MODE "
@@ -346,6 +376,8 @@ class GameHost:
                     pass  # a default action need not be an answer a bot could give
                 actions[key] = {"default": True}
             status = self._op_apply({"actions": actions})
+            as_json(status.get("record"), "a record",
+                    "record_turn" if callable(getattr(self.game, "record_turn", None)) else "apply_actions")
             self._scores()  # scores() answers at any time, not only at the end
             if "invalid" in status:
                 raise GameModuleError(f"apply_actions refused the default action: {status['invalid']}", None,
@@ -363,26 +395,31 @@ def _show(value: object) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
+def _time_is_up(signum: int, frame: object) -> None:
+    raise GameTimeLimit()
+
+
+_handler_installed = False
+
+
 def _start_timer(seconds: float) -> bool:
     """Arm SIGALRM to raise ``GameTimeLimit`` in the game's code (where signals exist: not in
     the page's Pyodide, whose Worker the controller stops instead)."""
+    global _handler_installed
     if not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
         return False
-
-    def stop(signum: int, frame: object) -> None:
-        raise GameTimeLimit()
-
     try:
-        signal.signal(signal.SIGALRM, stop)
+        if not _handler_installed:
+            signal.signal(signal.SIGALRM, _time_is_up)
+            _handler_installed = True
         signal.setitimer(signal.ITIMER_REAL, seconds)
     except (OSError, ValueError):
         return False
     return True
 
 
-def _stop_timer(armed: bool) -> None:
-    if armed:
-        signal.setitimer(signal.ITIMER_REAL, 0)
+def _stop_timer() -> None:
+    signal.setitimer(signal.ITIMER_REAL, 0)
 
 
 def main() -> None:
@@ -391,16 +428,7 @@ def main() -> None:
     sys.stdout = sys.stderr
     host = GameHost()
     for line in channel_in:
-        try:
-            request = json.loads(line)
-        except ValueError:
-            request = {}
-        reply = host.handle(request if isinstance(request, dict) else {})
-        try:
-            text = json.dumps(reply, allow_nan=False)
-        except (TypeError, ValueError) as exc:
-            text = json.dumps({"id": reply.get("id"), "error": f"a reply that is not JSON: {exc}"})
-        channel_out.write(text + "\n")
+        channel_out.write(host.reply_text(line) + "\n")
         channel_out.flush()
 
 

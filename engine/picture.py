@@ -70,13 +70,15 @@ def check_picture(picture: object) -> dict:
         rows = picture["cells"]
         if not isinstance(rows, list) or len(rows) != height:
             raise PictureError(f"cells is a list of {height} rows (the height)")
-        for y, row in enumerate(rows):
-            if not isinstance(row, str) or len(row) != width:
-                raise PictureError(f"cells[{y}] is a string of {width} characters (the width), "
-                                   f"got {_show(row)}")
-            for char in set(row):
-                if char not in EMPTY_CELLS and char not in key:
-                    raise PictureError(f"cells[{y}] has {char!r}, which is not in key")
+        if not all(type(row) is str and len(row) == width for row in rows):
+            y = next(y for y, row in enumerate(rows) if type(row) is not str or len(row) != width)
+            raise PictureError(f"cells[{y}] is a string of {width} characters (the width), "
+                               f"got {_show(rows[y])}")
+        unknown = set().union(*rows).difference(EMPTY_CELLS, key)
+        if unknown:
+            char = min(unknown)
+            y = next(y for y, row in enumerate(rows) if char in row)
+            raise PictureError(f"cells[{y}] has {char!r}, which is not in key")
     for i, shape in enumerate(_list(picture, "shapes", MAX_SHAPES)):
         where = f"shapes[{i}]"
         kind = shape.get("shape") if isinstance(shape, dict) else None
@@ -132,10 +134,15 @@ def _object(value: object, where: str, required: set, optional: set) -> None:
         raise PictureError(f"{where} has an unknown key {extra[0]!r}")
 
 
+_GOOD_COLOURS: set = set(range(MAX_SEAT_COLOUR + 1))  # and each hex colour once it was seen
+
+
 def _colour(value: object, where: str) -> None:
-    if type(value) is int and 0 <= value <= MAX_SEAT_COLOUR:
+    if type(value) in (int, str) and value in _GOOD_COLOURS:
         return
     if isinstance(value, str) and _HEX_COLOUR.match(value):
+        if len(_GOOD_COLOURS) < 10_000:
+            _GOOD_COLOURS.add(value)
         return
     raise PictureError(f"{where} is '#rgb', '#rrggbb' or a seat number 0..{MAX_SEAT_COLOUR}, "
                        f"got {_show(value)}")

@@ -14,6 +14,8 @@ that changed (`c`: 0 empty, 1..4 a bot, 5 neutral) and `M` when you must move; a
 `view.cells()` and `view.turn`.
 """
 
+from functools import cache
+
 from engine.game_api import Field, InvalidAnswer, Preset
 
 NAME = "flit"
@@ -59,11 +61,12 @@ def move(view):
 }
 
 
+@cache
 def neighbour_table(size):
     """Each square's up, down, left and right neighbours on the torus, by index y * size + x."""
-    return [(((y - 1) % size) * size + x, ((y + 1) % size) * size + x,
-             y * size + (x - 1) % size, y * size + (x + 1) % size)
-            for y in range(size) for x in range(size)]
+    return tuple((((y - 1) % size) * size + x, ((y + 1) % size) * size + x,
+                  y * size + (x - 1) % size, y * size + (x + 1) % size)
+                 for y in range(size) for x in range(size))
 
 
 class Game:
@@ -178,7 +181,8 @@ class Game:
 
     def draw(self):
         size = self.size
-        rows = ["".join(".1234N"[c] for c in self.cells[y * size:(y + 1) * size]) for y in range(size)]
+        text = "".join(map(".1234N".__getitem__, self.cells))
+        rows = [text[y * size:(y + 1) * size] for y in range(size)]
         key = {str(s + 1): {"color": s, "label": f"bot {s + 1}"} for s in range(self.players)}
         key["N"] = {"color": "#9e9e9e", "label": "neutral"}
         return {"width": size, "height": size, "cells": rows, "key": key,
