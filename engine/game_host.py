@@ -117,11 +117,13 @@ class GameHost:
         self.armed = self.armed or timer
         try:
             return function(*args)
-        except GameTimeLimit as exc:
+        except (GameTimeLimit, KeyboardInterrupt) as exc:  # the page's controller interrupts a Worker
             line = code_line(exc)
             where = f", stopped at line {line}" if line else ""
-            raise GameModuleError(f"{method} ran past the {self.call_limit_s:g} s limit for one call "
-                                  f"(an endless loop?{where})", line, method) from None
+            limit = f"the {self.call_limit_s:g} s limit for one call" if isinstance(exc, GameTimeLimit) \
+                else "its time limit"
+            raise GameModuleError(f"{method} ran past {limit} (an endless loop?{where})", line,
+                                  method) from None
         except InvalidAnswer as exc:
             if refusing:
                 raise

@@ -25,6 +25,7 @@ from engine.bots.pipes import Deadline, LineChannel, LineTooLong, write_all
 from engine.bots.sandbox import Sandbox, SandboxError, Unsandboxed, kill_group
 from engine.errors import AnswerError
 from engine.game_host import CALL_LIMIT_S
+from engine.json_depth import nesting_depth
 from engine.outcome import Outcome, unique_winner
 from engine.picture import PictureError, check_picture
 from engine.spec import GameSpec
@@ -33,6 +34,7 @@ MAX_REPLY_BYTES = 16 << 20
 LOAD_WAIT_S = 120.0  # reading the module and its check game: many calls
 CALL_WAIT_S = CALL_LIMIT_S + 3.0  # the host stops a call at its limit; past this it is killed
 MAX_OUTPUT_CHARS = 4_000
+MAX_NESTING = 64  # of a reply's JSON, measured before it is parsed
 
 
 class GameCodeError(Exception):
@@ -113,7 +115,10 @@ class ProcessChannel:
             self.close()
             raise GameCodeError(f"the game's reply to '{op}' is over {MAX_REPLY_BYTES:,} bytes")
         try:
-            data = json.loads(line)
+            text = line.decode("utf-8")
+            if nesting_depth(text) > MAX_NESTING:
+                raise ValueError("nested too deep")
+            data = json.loads(text)
         except ValueError:
             self.close()
             raise GameCodeError(f"the game's process sent a reply to '{op}' that is not JSON") from None
@@ -294,11 +299,12 @@ class ProxyWire:
 class AuthoredGame:
     """An author's game reached through a channel: its checked description and spec."""
 
-    def __init__(self, source: str, channel: Channel, wait_s: float = CALL_WAIT_S) -> None:
+    def __init__(self, source: str, channel: Channel, wait_s: float = CALL_WAIT_S,
+                 load_wait_s: float = LOAD_WAIT_S) -> None:
         self.source = source
         self.channel = channel
         self.wait_s = wait_s
-        reply = channel.call({"op": "load", "source": source}, LOAD_WAIT_S)
+        reply = channel.call({"op": "load", "source": source}, load_wait_s)
         try:
             self.info = check_info(reply.get("info"))
         except GameInfoError as exc:

@@ -43,6 +43,8 @@ class BotHost:
 
     def handle(self, request: dict) -> dict | None:
         op, rid = request.get("op"), request.get("id")
+        if op == "game":  # the page's Worker of an author's game: a game host, not a bot
+            return {"id": rid, "game": self._game_host().reply_text(str(request.get("text", "")))}
         if op == "load":
             return {"id": rid, **self._load(request)}
         if self.runner is None:
@@ -67,6 +69,12 @@ class BotHost:
                 return {"id": rid, "ok": True, "stdout": "", "stderr": ""}
             return {"id": rid, "ok": True, **self.runner.end().to_json()}
         return {"id": rid, "ok": False, "error": f"unknown request {op!r}"}
+
+    def _game_host(self):
+        if getattr(self, "game_host", None) is None:
+            from engine.game_host import GameHost
+            self.game_host = GameHost()
+        return self.game_host
 
     def _load(self, request: dict) -> dict:
         self.game = request["game"]

@@ -11,6 +11,7 @@ import { checkReplaySize, checkReplayText, seriesFromDocument } from "./replay.j
 import { renderResults } from "./results.js";
 import { loadRenderer } from "./renderers.js";
 import * as store from "./storage.js";
+import { GameEditor } from "./game_editor.js";
 
 const MAX_PANELS = 8; // no game takes more bots than this (the spec's max_bots)
 const DEFAULT_SETTINGS = { game: null, preset: null, seed: 1, games: 10, perGame: {} };
@@ -924,6 +925,7 @@ function startWorker() {
 
 // The controller Worker is stuck or its Python is broken: end the run, start a new one.
 function replaceWorker(reason) {
+  gameEditor.onLost();
   if (worker) worker.terminate();
   worker = null;
   ready = false;
@@ -942,6 +944,7 @@ function onMessage(m) {
   if (!m || typeof m !== "object") return;
   if (m.type === "status") return onStatus(m);
   if (m.type === "verified") return onVerified(m);
+  if (m.type === "game_loaded") return gameEditor.onLoaded(m);
   if (m.type === "fatal") {
     replaceWorker(`Python in the controller failed (${String(m.message ?? "fatal error").slice(0, 200)})`);
     return undefined;
@@ -1051,6 +1054,7 @@ function onStatus(m) {
       store.save("games", sent); // the next visit builds its form before Python is ready
       useSpecs(sent);
     }
+    gameEditor.onReady(); // an author's game loaded before is loaded again
     if (hashPending) applyHash();
     let text = m.message || "Python is ready.";
     if (m.isolated === false) text += " (Not cross-origin isolated: a bot stuck in a loop is stopped by restarting its Worker.)";
@@ -1104,6 +1108,7 @@ async function startRun() {
   run = { id: runCounter, game: g, games, names: bots.map((b) => b.name), records: [], summary: null, viewing: true };
   els.run.disabled = true;
   els.stop.disabled = false;
+  gameEditor.setBusy(true);
   const starting = run;
   let renderer;
   try {
@@ -1145,12 +1150,27 @@ function finishRun() {
   run = null;
   els.run.disabled = !ready;
   els.stop.disabled = true;
+  gameEditor.setBusy(false);
 }
 
 // ---- the run's secret (kept like the settings; never put in share links) ----------------------
 const secretInput = $("secret");
 secretInput.value = String(store.load("secret", "") || "");
 secretInput.addEventListener("input", () => store.save("secret", secretInput.value));
+
+// ---- an author's own game (web/src/game_editor.js): loaded, it joins the game menu ---------------
+const gameEditor = new GameEditor($("game-editor-section"), {
+  send: (message) => {
+    if (!worker || !ready || run) return false;
+    worker.postMessage(message);
+    return true;
+  },
+  onLoaded: (spec) => {
+    specs = [...specs.filter((g) => !g.authored && g.name !== spec.name), spec]; // one author's game at a time
+    useSpecs(specs);
+    selectGame(spec.name);
+  },
+});
 
 // ---- wiring -----------------------------------------------------------------------------------
 if (specs.length) useSpecs(specs);
@@ -1191,4 +1211,5 @@ window.kothArena = {
   get lastTiming() { return lastTiming; },
   get poolReady() { return poolReady; },
   get workerStarts() { return workerStarts; },
+  gameEditor,
 };
