@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
+from test_accessibility import _serious_violations
 
 pytestmark = pytest.mark.browser
 
@@ -49,7 +50,11 @@ def test_an_authors_game_pasted_runs_with_its_example_bots_and_replays(arena, re
     expect(arena.page.locator("#legend")).to_contain_text("bot 1:")
     arena.page.keyboard.press("Home")
     expect(arena.page.locator("canvas#board")).to_have_attribute("aria-label", re.compile(r"round 0 of 12"))
+    arena.page.keyboard.press("ArrowRight")
+    arena.page.keyboard.press("ArrowRight")
+    expect(arena.page.locator("canvas#board")).to_have_attribute("aria-label", re.compile(r"round 2 of 12"))
     arena.page.screenshot(path=str(results_dir / "authored-game.png"), full_page=True)
+    assert _serious_violations(arena.page) == []
 
 
 def test_a_game_with_a_mistake_gets_one_line_with_its_line_and_the_page_goes_on(arena):
@@ -59,6 +64,7 @@ def test_a_game_with_a_mistake_gets_one_line_with_its_line_and_the_page_goes_on(
     error = arena.page.locator("#game-error")
     expect(error).to_contain_text(f"draw raised ZeroDivisionError: division by zero (line {line})",
                                   timeout=60_000)
+    assert _serious_violations(arena.page) == []  # the open editor, the error and its button
     arena.button(f"Show line {line}").click()
     missing = LOWEST_UNIQUE.replace("    def scores(self):", "    def points_of(self):")
     load_game(arena, missing)
