@@ -125,6 +125,8 @@ def _add_replay_command(commands) -> None:
                     "difference is printed); 2: bad arguments or an unreadable file.")
     replay.add_argument("file", type=Path, metavar="FILE", help="a replay written by --replay or the page")
     replay.add_argument("--json", action="store_true", help="print one JSON object")
+    replay.add_argument("--game-file", metavar="FILE",
+                        help="the author's game module the replay was played with")
 
 
 def _int_at_least(minimum: int, wording: str):

@@ -3,7 +3,8 @@
 Before the parser is built (a game's setting flags come from its fields), the file is read,
 its module is checked in the game's sandboxed process (``engine.game_proxy.load_game``) and
 the game is registered under its ``NAME``, which is put in the command line as the GAME:
-``python -m engine match --game-file duel.py builtin:random me.py``. A game that fails its
+``python -m engine match --game-file duel.py builtin:random me.py`` (and ``replay FILE
+--game-file duel.py`` verifies a replay of it). A game that fails its
 check is one line and exit code 2, naming what is wrong and the line in the file.
 """
 
@@ -17,7 +18,7 @@ from engine.game_proxy import AuthoredGame, GameCodeError, game_sandbox, load_ga
 from engine.registry import register, unregister
 
 FLAG = "--game-file"
-COMMANDS = ("match", "tournament")
+COMMANDS = ("match", "tournament", "replay")
 
 
 def _flag_value(argv: list[str], flag: str) -> tuple[str | None, list[str]]:
@@ -80,6 +81,8 @@ def prepare(argv: list[str]) -> tuple[list[str], GameFile]:
         raise UsageError(f"game file {path}: {exc.message}") from None
     register(game.spec)
     name = game.spec.name
+    if rest[0] == "replay":  # the file's records name the game
+        return rest, GameFile(game)
     if len(rest) < 2 or rest[1] != name:
         rest = [rest[0], name, *rest[1:]]
     return rest, GameFile(game)

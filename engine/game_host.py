@@ -21,6 +21,7 @@ Status: ``acting`` (seats), ``over`` (None or the reason), ``scores`` (when over
 
 from __future__ import annotations
 
+import copy
 import io
 import json
 import math
@@ -55,6 +56,8 @@ class Settings:
         object.__setattr__(self, "_values", dict(values))
 
     def __getattr__(self, name: str) -> int:
+        if name.startswith("_"):  # copy's and pickle's probes, before _values exists
+            raise AttributeError(name)
         try:
             return self._values[name]
         except KeyError:
@@ -219,6 +222,26 @@ class GameHost:
         self.log.append(changes)
         record = self._record_turn(actions, changes)
         return {"record": record, **self._status(True)}
+
+    def _op_trial(self, request: dict) -> dict:
+        """Whether one seat's answer would be a legal move, on a copy of the game (the replay
+        checker asks this of an answer recorded as invalid); the game itself is untouched."""
+        wanted = request.get("actions")
+        if not isinstance(wanted, dict) or len(wanted) != 1:
+            raise GameModuleError("trial: one seat's answer")
+        ((key, how),) = wanted.items()
+        seat = int(key)
+        self._seat(seat)
+        text = how.get("answer") if isinstance(how, dict) else None
+        if not isinstance(text, str):
+            raise GameModuleError("trial: the answer is text")
+        try:
+            trial = self.call("copying the game", copy.deepcopy, self.game)
+            action = self.call("parse_answer", self._parse, text, seat, refusing=True)
+            self.call("apply_actions", trial.apply_actions, {seat: action}, refusing=True)
+        except InvalidAnswer as exc:
+            return {"invalid": _invalid_text(exc, text)}
+        return {}
 
     def _op_freeze(self, request: dict) -> dict:
         seat = request.get("seat")

@@ -205,6 +205,10 @@ class ProxyState:
         if self.outcome is None:
             self._status(self.game.call({"op": "freeze", "seat": seat}))
 
+    def copy(self) -> TrialState:
+        """For the replay checker: a copy on which one seat's answer is tried, never kept."""
+        return TrialState(self)
+
     def returns(self) -> tuple:
         return self.outcome.scores if self.outcome is not None else ()
 
@@ -242,6 +246,23 @@ class ProxyState:
             raise GameCodeError("the game's process sent malformed observations")
         self.observations = {int(k): v for k, v in observations.items()
                              if k.isdigit() and int(k) in self.acting and v is not None}
+
+
+class TrialState:
+    """A copy of the game for one trial move (``ProxyState.copy``): the game's process plays it
+    on a copy of its state, so the game goes on untouched."""
+
+    def __init__(self, state: ProxyState) -> None:
+        self.state = state
+
+    def apply_actions(self, actions: dict[int, Any]) -> None:
+        wanted = {str(seat): a.request for seat, a in actions.items() if isinstance(a, Undecided)}
+        if len(wanted) != 1 or "answer" not in next(iter(wanted.values())):
+            return None  # several seats: every parsed answer is taken
+        reply = self.state.game.call({"op": "trial", "actions": wanted})
+        if "invalid" in reply:
+            raise RefusedAnswer(_invalid(reply["invalid"]))
+        return None
 
 
 def _invalid(message: object) -> str:
