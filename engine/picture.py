@@ -11,7 +11,7 @@ game's process). The format is in docs/games.md ("Pictures"):
      "key": {"A": {"color": 0, "glyph": "A", "label": "bot 1"}},
      "shapes": [{"shape": "circle", "x": 3.5, "y": 2.5, "r": 0.4, "color": "#f80"}],
      "texts": [{"x": 0, "y": 8.5, "text": "turn 3"}],
-     "legend": [{"color": 1, "label": "bot 2: 12 pieces"}],
+     "legend": [{"color": 1, "label": "12 pieces"}],
      "caption": "bot 1 to move"}
 
 A colour is ``"#rgb"``, ``"#rrggbb"`` or a seat number (0..7: that seat's colour).

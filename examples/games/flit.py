@@ -186,7 +186,7 @@ class Game:
         key = {str(s + 1): {"color": s, "label": f"bot {s + 1}"} for s in range(self.players)}
         key["N"] = {"color": "#9e9e9e", "label": "neutral"}
         return {"width": size, "height": size, "cells": rows, "key": key,
-                "legend": [{"color": s, "label": f"bot {s + 1}: {self.counts[s + 1]} pieces"}
+                "legend": [{"color": s, "label": f"{self.counts[s + 1]} pieces"}
                            for s in range(self.players)] + [{"color": "#9e9e9e", "label": "neutral"}],
                 "caption": f"turn {self.turns}" + (f" — {self.ended}" if self.ended else "")}
 

@@ -137,7 +137,7 @@ class Game:
                     chr(ord("A") + 3 * int(square) + value - 1)
             cells.append(row)
         return {"width": self.width, "height": self.height, "cells": cells, "key": key,
-                "legend": [{"color": s, "label": f"bot {s + 1}: {self.land[s]} points"}
+                "legend": [{"color": s, "label": f"{self.land[s]} points"}
                            for s in range(self.players)],
                 "caption": f"round {self.round} of {self.rounds}"}
 

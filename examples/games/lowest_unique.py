@@ -81,7 +81,7 @@ class Game:
             "width": self.high, "height": self.players, "cells": rows,
             "key": {"n": {"color": "#9e9e9e", "glyph": "•"},
                     "W": {"color": "#2e7d32", "glyph": "★", "label": "won the round"}},
-            "legend": [{"color": s, "label": f"bot {s + 1}: {p} points"} for s, p in enumerate(self.points)],
+            "legend": [{"color": s, "label": f"{p} points"} for s, p in enumerate(self.points)],
             "caption": f"round {self.round} of {self.rounds}",
         }
 

@@ -139,7 +139,10 @@ function legend(frame, names) {
   const p = frame.picture;
   const given = p && Array.isArray(p.legend) ? p.legend.slice(0, 32) : null;
   if (given && given.length) {
-    return given.filter((e) => e && colour(e.color)).map((e) => ({ colour: colour(e.color), label: text(e.label) }));
+    // an entry in a seat's colour is that seat's: its bot's name leads the label
+    const named = (e) => (Number.isInteger(e.color) && typeof names[e.color] === "string"
+      ? `${names[e.color]}: ${text(e.label)}` : text(e.label));
+    return given.filter((e) => e && colour(e.color)).map((e) => ({ colour: colour(e.color), label: named(e) }));
   }
   return names.map((name, seat) => ({ colour: SEAT_COLOURS[seat % SEAT_COLOURS.length], label: name }));
 }
