@@ -31,6 +31,7 @@ from engine.replay import MAX_DOCUMENT_CHARS, ReplayError, verify_document
 
 EXIT_USAGE = 2
 EXIT_REFUSED = 1  # `replay`: the file does not verify
+EXIT_GAME_FAILED = 1  # an author's game (--game-file) raised or hung during play
 
 
 class _Parser(argparse.ArgumentParser):
@@ -69,6 +70,9 @@ def add_bot_arguments(command: argparse.ArgumentParser) -> None:
     command.add_argument("--preset", help=f"settings preset ({presets})")
     _add_setting_flags(command)
     command.add_argument("--json", action="store_true", help="print one JSON object")
+    command.add_argument("--game-file", metavar="FILE",
+                         help="an author's game module (docs/games.md), run sandboxed; GAME may be "
+                              "left out")
     command.add_argument("--no-sandbox", action="store_true",
                          help="run bot processes without the bubblewrap sandbox (trusted bots only)")
     command.add_argument("--memory-limit", type=_positive, default=Limits.memory_mb, metavar="MB",
@@ -123,6 +127,8 @@ def _add_replay_command(commands) -> None:
                     "difference is printed); 2: bad arguments or an unreadable file.")
     replay.add_argument("file", type=Path, metavar="FILE", help="a replay written by --replay or the page")
     replay.add_argument("--json", action="store_true", help="print one JSON object")
+    replay.add_argument("--game-file", metavar="FILE",
+                        help="the author's game module the replay was played with")
 
 
 def _int_at_least(minimum: int, wording: str):
@@ -276,6 +282,24 @@ def _print_table(spec, settings, names: list[str], seed: int, summary: dict,
 
 
 def main(argv: list[str] | None = None) -> int:
+    from engine.cli_game_file import prepare
+    from engine.game_proxy import GameCodeError
+
+    try:  # an author's game (--game-file) is loaded first: its setting flags join the parser
+        argv, game_file = prepare(list(sys.argv[1:] if argv is None else argv))
+    except UsageError as exc:
+        sys.stderr.write(f"error: {exc}\n")
+        return EXIT_USAGE
+    try:
+        return _run(argv)
+    except GameCodeError as exc:
+        sys.stderr.write(f"error: the game failed: {exc.message}\n")
+        return EXIT_GAME_FAILED
+    finally:
+        game_file.close()
+
+
+def _run(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
     if args.command == "match":
         return run_match(args)

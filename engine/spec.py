@@ -70,6 +70,17 @@ class GameSpec:
     renderer: str  # the page's module web/src/games/<renderer>.js
     examples_package: str  # "engine.examples.<name>": its *.py files are the built-in bots
     menu_order: int = 100  # place in game lists (the page's menu, its first game): lower first, then by name
+    # An author's game (engine.game_api), read from its module: its example bots' sources, its
+    # rules (the module's docstring) and the module itself, which travels to every process
+    # that runs its code (``game_module``). Its code and its examples are untrusted.
+    example_sources: dict[str, str] | None = None
+    rules_text: str = ""
+    game_module: str | None = None
+
+    @property
+    def trusted(self) -> bool:
+        """Built-in games are; an author's game (and its example bots) is a stranger's code."""
+        return self.game_module is None
 
     def __post_init__(self) -> None:
         if self.scoring not in SCORINGS:
@@ -115,11 +126,18 @@ class GameSpec:
     # -- example bots ------------------------------------------------------------------
     def examples(self) -> dict[str, str]:
         """The built-in bots: name -> source, from the examples package's ``*.py`` files."""
+        if self.example_sources is not None:
+            return dict(self.example_sources)
         folder = self._examples_dir()
         return {p.stem: p.read_text(encoding="utf-8")
                 for p in sorted(folder.glob("*.py")) if not p.stem.startswith("_")}
 
     def example_source(self, name: str) -> str:
+        if self.example_sources is not None:
+            if name not in self.example_sources:
+                known = ", ".join(self.example_sources) or "none"
+                raise ValueError(f"no built-in bot {name!r} for {self.name}; choose from {known}")
+            return self.example_sources[name]
         path = self._examples_dir() / f"{name}.py"
         if name.startswith("_") or "/" in name or not path.is_file():
             known = ", ".join(self.examples()) or "none"
@@ -145,4 +163,5 @@ class GameSpec:
             "side_by_side": self.side_by_side, "scoring": self.scoring,
             "script_mode": self.script_mode, "renderer": self.renderer,
             "examples": self.examples(),
+            **({"authored": True, "rules_text": self.rules_text} if self.game_module is not None else {}),
         }

@@ -89,6 +89,7 @@ class MatchJob:
     memory_mb: int
     replay_path: str | None = None
     budget: int | None = None  # steps a Python bot's move may take (None: time alone)
+    game_module: str | None = None  # an author's game (its module's source) travels with its match
 
 
 # -- planning ----------------------------------------------------------------------------
@@ -345,7 +346,11 @@ def _play(job: MatchJob) -> tuple[MatchResult, dict]:
     from engine.match import run_series
     from engine.registry import get_game
 
-    spec = get_game(job.game)
+    if job.game_module is not None:  # an author's game: loaded (sandboxed) once per worker process
+        from engine.game_proxy import game_for_worker
+        spec = game_for_worker(job.game_module, job.sandboxed, job.memory_mb)
+    else:
+        spec = get_game(job.game)
     settings = match_settings(spec, job.preset, job.overrides, len(job.entries))
     limits = Limits(memory_mb=job.memory_mb)
     sandbox = Sandbox(limits) if job.sandboxed else Unsandboxed(limits)
@@ -529,7 +534,7 @@ class Tournament:
         path = str(self.replays / f"match-{match.index + 1:05d}.json") if self.replays else None
         return MatchJob(match, self.spec.name, self.preset, dict(self.overrides),
                         tuple(self.entries[e] for e in match.table), self.secret, self.sandboxed,
-                        self.memory_mb, path, self.budget)
+                        self.memory_mb, path, self.budget, self.spec.game_module)
 
     def record(self, result: MatchResult) -> None:
         self.results[result.index] = result

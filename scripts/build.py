@@ -141,6 +141,7 @@ def bundle(src: Path, dest: Path):
            "--platform=browser", "--target=es2022",
            # pyodide.mjs imports node builtins (and ws) only on its Node.js code path
            "--external:node:*", "--external:ws",
+           "--loader:.py=text",  # the page's example games (examples/games/*.py) as text
            "--log-level=warning", f"--outfile={dest}"]
     r = subprocess.run(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                        text=True)

@@ -25,7 +25,9 @@ from engine.bots.python2 import PYTHON2, convert, python2_reason
 from engine.bots.reply import answer_from_reply
 from engine.driver import BotEvent, Call, Calls, GameStarted, TurnPlayed, TurnReply
 from engine.entries import BUILTIN
+from engine.game_proxy import GameCodeError
 from engine.games.randomness import check_secret, new_secret
+from engine.page_game import GameStopped, load_game_json
 from engine.registry import games, get_game
 from engine.replay import ReplayError, verify_document
 from engine.series import GameFinished, series_steps
@@ -97,8 +99,10 @@ class Controller:
         run = int(request.get("run", 0))
         try:
             await self._run(run, request)
-        except RunStopped:
+        except (RunStopped, GameStopped):
             _post({"type": "stopped", "run": run})
+        except GameCodeError as exc:  # an author's game broke: its method and line
+            _post({"type": "error", "run": run, "message": f"the game failed: {exc.message}"})
         except Exception as exc:  # noqa: BLE001 - any failure must reach the page as a message
             _post({"type": "error", "run": run, "message": f"{type(exc).__name__}: {exc}"})
         finally:
@@ -187,6 +191,8 @@ class Controller:
                 load.update(python2_load(source))
             except BotLoadError as exc:
                 return BotAnswer(error=exc.message, line=exc.line)
+        if spec.game_module is not None:  # an author's game: its bot-side code goes with the bot
+            load["game_module"] = spec.game_module
         if self.budget is not None:
             load["budget"] = self.budget
         answer, _, silent = await self._call(run, slot, load, LOAD_LIMIT_MS)
@@ -600,3 +606,8 @@ def python2_view(code: str, with_conversion: bool) -> str:
     except Exception as exc:  # noqa: BLE001 - the page shows it; the controller carries on
         out["error"] = f"the conversion failed ({type(exc).__name__}: {exc})"[:500]
     return json.dumps(out)
+async def load_game(source: str) -> str:
+    """An author's game module (from the page's game editor), read and checked in a Worker of
+    its own and registered: ``{"spec": ...}`` or ``{"error", "line"}`` (engine.page_game)."""
+    await arena_bridge.gameWorker()  # started and ready before any request (no waiting inside)
+    return load_game_json(arena_bridge, source)

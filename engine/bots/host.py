@@ -43,6 +43,8 @@ class BotHost:
 
     def handle(self, request: dict) -> dict | None:
         op, rid = request.get("op"), request.get("id")
+        if op == "game":  # the page's Worker of an author's game: a game host, not a bot
+            return {"id": rid, "game": self._game_host().reply_text(str(request.get("text", "")))}
         if op == "load":
             return {"id": rid, **self._load(request)}
         if self.runner is None:
@@ -68,8 +70,19 @@ class BotHost:
             return {"id": rid, "ok": True, **self.runner.end().to_json()}
         return {"id": rid, "ok": False, "error": f"unknown request {op!r}"}
 
+    def _game_host(self):
+        if getattr(self, "game_host", None) is None:
+            from engine.game_host import GameHost
+            self.game_host = GameHost()
+        return self.game_host
+
     def _load(self, request: dict) -> dict:
         self.game = request["game"]
+        if request.get("game_module") is not None:
+            error = _register_game(request["game_module"], self.game)
+            if error:
+                self.runner = None
+                return {"ok": False, "kind": None, "error": error, "line": None}
         budget = request.get("budget")
         if budget is not None and (type(budget) is not int or budget < 1):
             self.runner = None
@@ -100,6 +113,25 @@ class BotHost:
         else:
             self.runner = OneShotScriptRunner(self.game, self.bot, get_game(self.game).script_mode, budget)
         return {"ok": True, "kind": self.bot.kind, "error": None, "line": None}
+
+
+def _register_game(source: object, name: object) -> str | None:
+    """Make an author's game (its bot-side code: view, lines, answers) known in this process;
+    the error text when its module does not load."""
+    from engine.authored_spec import GameInfoError, bot_side_spec
+    from engine.game_module import GameModuleError
+    from engine.registry import register
+
+    if not isinstance(source, str):
+        return "the game's module is not text"
+    try:
+        spec = bot_side_spec(source)
+    except (GameModuleError, GameInfoError) as exc:
+        return f"the game's module does not load: {exc}"
+    if spec.name != name:
+        return f"the game's module is {spec.name!r}, not {name!r}"
+    register(spec)
+    return None
 
 
 def _seed(request: dict) -> int | None:

@@ -127,6 +127,9 @@ class HostedBot:
                 request.update(convert(self.source).to_json())
             except BotLoadError as exc:
                 return BotAnswer(error=exc.message, line=exc.line)
+        game_module = get_game(self.game).game_module
+        if game_module is not None:  # an author's game: its bot-side code runs here, with the bot
+            request["game_module"] = game_module
         if self.budget is not None:
             request["budget"] = self.budget
         reply, _, answered = self._call(request, START_WAIT_MS)

@@ -20,6 +20,7 @@ import { LINK_PREFIX } from "./challenge_link.js";
 
 import { TournamentView } from "./tournament.js";
 import { Python2Panel, languageField, languageOf, onPython2Message } from "./python2.js";
+import { GameEditor } from "./game_editor.js";
 
 const MAX_PANELS = 8; // no game takes more bots than this (the spec's max_bots)
 const ENTRY_OPTION = "entry:"; // a seat's example menu value for an entry of the challenge
@@ -991,6 +992,7 @@ function startWorker() {
 // The controller Worker is stuck or its Python is broken: end the run, start a new one.
 function replaceWorker(reason) {
   failChallengeChecks(`${reason}; try again`);
+  gameEditor.onLost();
   if (worker) worker.terminate();
   worker = null;
   ready = false;
@@ -1012,6 +1014,7 @@ function onMessage(m) {
   if (m.type === "verified") return onVerified(m);
   if (m.type === "challenge-checked") return onChallengeChecked(m);
   if (onPython2Message(m)) return undefined;
+  if (m.type === "game_loaded") return gameEditor.onLoaded(m);
   if (m.type === "fatal") {
     replaceWorker(`Python in the controller failed (${String(m.message ?? "fatal error").slice(0, 200)})`);
     return undefined;
@@ -1123,6 +1126,7 @@ function onStatus(m) {
       store.save("games", sent); // the next visit builds its form before Python is ready
       useSpecs(sent);
     }
+    gameEditor.onReady(); // an author's game loaded before is loaded again
     if (hashPending) applyHash();
     if (embed) startEmbedded();
     panels.slice(0, botCount()).forEach((panel) => panel.python2.check()); // a replaced Worker lost earlier ones
@@ -1183,6 +1187,7 @@ async function startRun() {
   run = { id: runCounter, game: g, games, names: bots.map((b) => b.name), records: [], summary: null, viewing: true };
   els.run.disabled = true;
   els.stop.disabled = false;
+  gameEditor.setBusy(true);
   const starting = run;
   let renderer;
   try {
@@ -1226,6 +1231,7 @@ function finishRun() {
   run = null;
   els.run.disabled = !ready;
   els.stop.disabled = true;
+  gameEditor.setBusy(false);
 }
 
 // ---- the run's secret (kept like the settings; a challenge's file and link carry it, a match's
@@ -1537,6 +1543,20 @@ function bindTournament() {
   els.panels.addEventListener("input", () => showTournamentField());
 }
 
+// ---- an author's own game (web/src/game_editor.js): loaded, it joins the game menu ---------------
+const gameEditor = new GameEditor($("game-editor-section"), {
+  send: (message) => {
+    if (!worker || !ready || run) return false;
+    worker.postMessage(message);
+    return true;
+  },
+  onLoaded: (spec) => {
+    specs = [...specs.filter((g) => !g.authored && g.name !== spec.name), spec]; // one author's game at a time
+    useSpecs(specs);
+    selectGame(spec.name);
+  },
+});
+
 // ---- wiring -----------------------------------------------------------------------------------
 bindTournament();
 if (specs.length) useSpecs(specs);
@@ -1584,4 +1604,5 @@ window.kothArena = {
   challengePanel,
   tournament: tournamentView,
   currentChallenge,
+  gameEditor,
 };

@@ -114,7 +114,7 @@ class BotWorker {
   // was killed). Each request has a MessageChannel of its own: only its port is listened
   // to, only a message with its id is the reply, and the port is closed after it, so a
   // bot's messages can never queue ahead of another bot's reply.
-  request(id, json) {
+  request(id, json, check = checkedReply) {
     this.clearInterrupt();
     const { port1, port2 } = new MessageChannel();
     return new Promise((resolve) => {
@@ -136,7 +136,7 @@ class BotWorker {
         }
         const data = event.data;
         if (!data || typeof data !== "object" || data.id !== id) return;
-        finish(checkedReply(data.json));
+        finish(check(data.json));
       };
       this.worker.postMessage({ type: "req", id, json, port: port2 }, [port2]);
     });
@@ -162,13 +162,13 @@ class BotWorker {
   // Block until the reply to `id` is in, or `deadline` (performance.now() time) passes,
   // or the page asks to stop; returns the checked reply (checkedReply), null, or STOPPED.
   // Waits in slices, so a stop is seen within one.
-  awaitReply(id, deadline) {
+  awaitReply(id, deadline, check = checkedReply) {
     const replies = this.replies;
     for (;;) {
       const seq = replies.seq;
       if (seq === id) {
         try {
-          return checkedReply(replies.read());
+          return check(replies.read());
         } catch (err) {
           if (!(err instanceof ChannelOverflow)) throw err;
           return malformed(`the reply is ${err.size.toLocaleString("en")} bytes, `
@@ -445,9 +445,92 @@ function release() {
   postPool();
 }
 
+// ---- an author's game (engine/page_game.py): its game host in a bot Worker of its own, with
+// everything withheld from bots withheld from it; it lives while the game is loaded (a run's
+// bot Workers are replaced after it, this one is not: no bot ever reaches it).
+const gameSlot = new Slot();
+const MAX_GAME_REPLY_CHARS = 1 << 20;
+
+// The game's reply as Python gets it: {game: TEXT} (the game host's own JSON reply, bounded
+// here and parsed by Python after a nesting check) or {error}.
+function checkedGameReply(json) {
+  if (typeof json !== "string" || json.length > MAX_GAME_REPLY_CHARS) {
+    return JSON.stringify({ error: "the game's reply is not text of at most 1 MiB" });
+  }
+  let data;
+  try {
+    data = JSON.parse(json);
+  } catch (err) {
+    return JSON.stringify({ error: "the game's reply is not JSON" });
+  }
+  const text = data !== null && typeof data === "object" && typeof data.game === "string" ? data.game : null;
+  return JSON.stringify(text === null ? { error: "the game's Worker sent a malformed reply" } : { game: text });
+}
+
+function askGame(id, json, waitMs, isLoad) {
+  if (isLoad) gameSlot.loadJson = json; // a replacement Worker is given the game first
+  const bot = gameSlot.botNow();
+  if (bot && bot.mode === "sync") return askGameSync(bot, id, json, waitMs);
+  return askGameAsync(id, json, waitMs);
+}
+
+function askGameSync(bot, id, json, waitMs) {
+  const began = performance.now();
+  if (!bot.post(id, json)) return replyText(0, JSON.stringify({ error: "the request is too big for the game's Worker" }));
+  let reply = bot.awaitReply(id, began + waitMs, checkedGameReply);
+  if (reply === STOPPED) {
+    bot.kill();
+  } else if (reply === null && !bot.dead) {
+    bot.interrupt[0] = 2; // KeyboardInterrupt in the game's code: its host replies with the line
+    reply = bot.awaitReply(id, performance.now() + INTERRUPT_GRACE_MS, checkedGameReply);
+    if (reply === null || reply === STOPPED) bot.kill();
+  }
+  return replyText(performance.now() - began, reply);
+}
+
+async function askGameAsync(id, json, waitMs) {
+  const bot = await gameSlot.worker();
+  if (bot === STOPPED) return replyText(0, STOPPED);
+  const began = performance.now();
+  let timer = null;
+  const reply = bot.request(id, json, checkedGameReply);
+  const outcome = await untilStopped(Promise.race([
+    reply.then((checked) => ({ checked })),
+    new Promise((resolve) => { timer = setTimeout(() => resolve(null), waitMs); }),
+  ]));
+  clearTimeout(timer);
+  const elapsed = performance.now() - began;
+  if (outcome && outcome !== STOPPED && outcome.checked !== null) return replyText(elapsed, outcome.checked);
+  bot.kill();
+  return replyText(elapsed, outcome === STOPPED ? STOPPED : null);
+}
+
+async function gameWorker() {
+  const bot = await gameSlot.worker();
+  refillWarm();
+  return bot !== STOPPED;
+}
+
+let loadGamePy = null; // main.py's load_game, once Python is ready
+
+async function loadGame(data) {
+  let reply;
+  try {
+    const out = JSON.parse(await loadGamePy(typeof data.source === "string" ? data.source : ""));
+    reply = typeof out.error === "string"
+      ? { type: "game_loaded", id: data.id, error: out.error, line: Number.isInteger(out.line) ? out.line : null }
+      : { type: "game_loaded", id: data.id, spec: out.spec };
+  } catch (err) {
+    reply = { type: "game_loaded", id: data.id, error: `the engine failed while loading the game (${String(err).slice(0, 300)})` };
+  }
+  self.postMessage(reply);
+}
+
 const bridge = {
   post: (json) => self.postMessage(JSON.parse(json)),
   ask,
+  askGame,
+  gameWorker,
   prepare,
   release: async () => release(),
   now: () => performance.now(),
@@ -776,6 +859,7 @@ async function start() {
   checkChallengePy = main.check_challenge;
   runTournamentPy = main.run_tournament;
   tournamentReplayPy = main.tournament_replay;
+  loadGamePy = main.load_game;
   const games = JSON.parse(main.games_json());
   startup.engine = performance.now();
   status("loading", "Starting the bots' Python…", 0.6);
@@ -926,6 +1010,9 @@ self.onmessage = (event) => {
     if (tournamentReplayPy) tournamentReplay(data);
   } else if (data.type === "python2") {
     python2Request(data);
+  } else if (data.type === "load_game") {
+    if (loadGamePy && !activeRun) loadGame(data);
+    else self.postMessage({ type: "game_loaded", id: data.id, error: "Python is busy: load the game when the run ends" });
   } else if (data.type === "verify") {
     if (verifyReplayPy) verifyReplay(data);
     else queuedVerifies.push(data);
