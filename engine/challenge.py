@@ -5,7 +5,9 @@ the same format, so a field of pasted bots can move between the page, a laptop a
 The file comes from anyone, so every field is checked here with one message that names it,
 and the text is measured (size, nesting) before ``json.loads`` sees it. Entries carry Python
 source by value, or ``builtin:NAME`` for a built-in bot. Standard library only (Pyodide).
-The format is documented in docs/architecture.md ("Challenge file").
+The format is documented in docs/architecture.md ("Challenge file"). A challenge on an
+author's game carries the game's module (``game_module``, its source): ``game_module_of``
+reads it first, so the reader can load and register the game before ``load_challenge``.
 """
 
 from __future__ import annotations
@@ -34,11 +36,12 @@ MAX_NAME_CHARS = 100
 MAX_TITLE_CHARS = 200
 MAX_DESCRIPTION_CHARS = 20_000
 MAX_LINK_CHARS = 2_000
+MAX_GAME_MODULE_BYTES = 256 * 1024  # an author's game module in UTF-8 bytes: as the page's game editor
 LANGUAGES = ("python3", "python2")  # python2: converted on load (engine.bots.python2)
 BUILTIN_PREFIX = "builtin:"
 
-_TOP_KEYS = {"format", "version", "title", "description", "game", "preset", "settings", "games",
-             "seed", "secret", "entries"}
+_TOP_KEYS = {"format", "version", "title", "description", "game", "game_module", "preset", "settings",
+             "games", "seed", "secret", "entries"}
 _ENTRY_KEYS = {"name", "author", "code", "language", "link", "enabled"}
 
 
@@ -62,9 +65,12 @@ class ChallengeEntry:
         """The built-in bot's name when the code is ``builtin:NAME``, else None."""
         return self.code[len(BUILTIN_PREFIX):] if self.code.startswith(BUILTIN_PREFIX) else None
 
-    def to_entry(self) -> Entry:
-        """The bot by value: the built-in, or the pasted source."""
+    def to_entry(self, spec: Any = None) -> Entry:
+        """The bot by value: the built-in, or the pasted source. An author's game (``spec`` not
+        trusted) has no built-ins: its examples are strangers' code, run as pasted source."""
         builtin = self.builtin
+        if builtin is not None and spec is not None and not spec.trusted:
+            return Entry(self.name, PYTHON, spec.example_source(builtin))
         if builtin is not None:
             return Entry(self.name, BUILTIN, builtin)
         return Entry(self.name, PYTHON, self.code, self.language or PYTHON3)
@@ -81,14 +87,32 @@ class Challenge:
     entries: tuple[ChallengeEntry, ...]
     preset: str | None = None
     secret: str | None = None
+    game_module: str | None = None  # an author's game: its module's source, loaded before the file
 
     def tournament_entries(self) -> list[Entry]:
         """The bots that play: every entry not switched off (``"enabled": false``)."""
-        return [entry.to_entry() for entry in self.entries if entry.enabled]
+        spec = get_game(self.game)
+        return [entry.to_entry(spec) for entry in self.entries if entry.enabled]
 
 
 def load_challenge(text: str) -> Challenge:
-    """The challenge a file's text describes; ``ChallengeError`` (one line) when it is not one."""
+    """The challenge a file's text describes; ``ChallengeError`` (one line) when it is not one.
+    A challenge on an author's game needs that game registered first (``game_module_of``)."""
+    return _challenge(_parse(text))
+
+
+def game_module_of(text: str) -> tuple[str, str] | None:
+    """``(game, module source)`` when the file carries an author's game (``game_module``), else
+    None; ``ChallengeError`` when the text is no challenge file or the field is bad. The
+    reader loads that module (sandboxed) and registers its game before ``load_challenge``."""
+    data = _parse(text)
+    if not isinstance(data, dict) or data.get("game_module") is None:
+        return None
+    game = _text(data.get("game"), "game", MAX_NAME_CHARS)
+    return game, _game_module(data["game_module"])
+
+
+def _parse(text: str) -> Any:
     if not isinstance(text, str):
         raise ChallengeError("a challenge file is text")
     if len(text) > MAX_CHALLENGE_CHARS:
@@ -103,13 +127,15 @@ def load_challenge(text: str) -> Challenge:
         raise ChallengeError(f"not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
     except RecursionError:  # the depth check stops this first; kept as a net
         raise ChallengeError("a challenge file nests too deeply") from None
-    return _challenge(data)
+    return data
 
 
 def challenge_json(challenge: Challenge) -> str:
     """The file's text: the fields in the documented order, optional ones only when set."""
     out: dict[str, Any] = {"format": FORMAT, "version": VERSION, "title": challenge.title,
                            "description": challenge.description, "game": challenge.game}
+    if challenge.game_module is not None:
+        out["game_module"] = challenge.game_module
     if challenge.preset is not None:
         out["preset"] = challenge.preset
     out["settings"] = dict(challenge.settings)
@@ -155,10 +181,16 @@ def _challenge(data: Any) -> Challenge:
     title = _text(data["title"], "title", MAX_TITLE_CHARS)
     description = _text(data["description"], "description", MAX_DESCRIPTION_CHARS, empty=True)
     game = _text(data["game"], "game", MAX_NAME_CHARS)
+    game_module = data.get("game_module")
+    if game_module is not None:
+        game_module = _game_module(game_module)
     try:
         spec = get_game(game)
     except ValueError as exc:
         raise ChallengeError(f"game: {exc}") from None
+    if game_module is not None and spec.game_module != game_module:
+        raise ChallengeError(f"game_module: the game {game!r} loaded here is not the module this file "
+                             "carries (load the file's game first)")
     preset = data.get("preset")
     if preset is not None:
         preset = _text(preset, "preset", MAX_NAME_CHARS)
@@ -176,7 +208,16 @@ def _challenge(data: Any) -> Challenge:
         except ValueError as exc:
             raise ChallengeError(f"secret: {exc}") from None
     entries = _entries(spec, data["entries"])
-    return Challenge(title, description, game, settings, games, seed, entries, preset, secret)
+    return Challenge(title, description, game, settings, games, seed, entries, preset, secret, game_module)
+
+
+def _game_module(value: Any) -> str:
+    source = _text(value, "game_module", MAX_GAME_MODULE_BYTES)
+    size = len(source.encode("utf-8"))
+    if size > MAX_GAME_MODULE_BYTES:
+        raise ChallengeError(f"game_module is {size:,} bytes, more than the {MAX_GAME_MODULE_BYTES:,} "
+                             "bytes a game module may have")
+    return source
 
 
 def _settings(spec, value: Any) -> dict[str, int]:

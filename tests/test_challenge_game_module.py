@@ -1,0 +1,98 @@
+"""A challenge file that carries an author's game (``game_module``): the tournament loads the
+game from the file (sandboxed, as ``--game-file`` does) and plays exactly what ``--game-file``
+plus the same file without the module plays; bad modules get one clear line and exit code 2;
+files without the field still read."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from engine import cli
+from engine.challenge import (
+    MAX_GAME_MODULE_BYTES,
+    ChallengeError,
+    challenge_json,
+    game_module_of,
+    load_challenge,
+)
+
+GAME = (Path(__file__).parent.parent / "examples" / "games" / "lowest_unique.py").read_text()
+
+
+def challenge(module: str | None = GAME, game: str = "lowest_unique") -> dict:
+    out = {"format": "koth-arena-challenge", "version": 1, "title": "Lowest unique", "description": "",
+           "game": game}
+    if module is not None:
+        out["game_module"] = module
+    out.update(settings={}, games=2, seed=5, secret="S", entries=[
+        {"name": "one", "code": "builtin:one"},
+        {"name": "random", "code": "builtin:random"},
+        {"name": "mine", "code": "def move(view):\n    return 2\n"},
+    ])
+    return out
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:
+    code = cli.main(list(argv))
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def test_a_challenge_carrying_its_game_plays_as_with_the_game_file(capsys, tmp_path):
+    carried = tmp_path / "carried.challenge.json"
+    carried.write_text(json.dumps(challenge()))
+    bare = tmp_path / "bare.challenge.json"
+    bare.write_text(json.dumps(challenge(module=None)))
+    game_file = tmp_path / "lowest_unique.py"
+    game_file.write_text(GAME)
+    code, with_module, err = run(capsys, "tournament", "--challenge", str(carried), "--json")
+    assert code == 0, err
+    code, with_file, err = run(capsys, "tournament", "--game-file", str(game_file), "--challenge", str(bare),
+                               "--json")
+    assert code == 0, err
+    assert with_module == with_file
+    result = json.loads(with_module)
+    assert result["game"] == "lowest_unique"
+    assert sorted(s["name"] for s in result["standings"]) == ["mine", "one", "random"]
+
+
+def test_a_carried_game_that_fails_its_check_is_one_line_and_exit_2(capsys, tmp_path):
+    path = tmp_path / "broken.challenge.json"
+    path.write_text(json.dumps(challenge(module=GAME.replace("def apply_actions", "def apply_actionz"))))
+    code, out, err = run(capsys, "tournament", "--challenge", str(path), "--json")
+    assert code == 2 and not out
+    assert "game_module" in err and "apply_actions" in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_carried_game_of_another_name_is_refused(capsys, tmp_path):
+    path = tmp_path / "renamed.challenge.json"
+    path.write_text(json.dumps(challenge(game="flit")))
+    code, out, err = run(capsys, "tournament", "--challenge", str(path), "--json")
+    assert code == 2 and not out
+    assert "'flit'" in err and "'lowest_unique'" in err
+
+
+def test_the_field_is_checked_and_written_back():
+    text = json.dumps(challenge())
+    assert game_module_of(text) == ("lowest_unique", GAME)
+    assert game_module_of(json.dumps(challenge(module=None))) is None
+    with pytest.raises(ChallengeError, match="game_module must be text"):
+        game_module_of(json.dumps(challenge(module=["x"])))
+    with pytest.raises(ChallengeError, match="game_module is at most"):
+        game_module_of(json.dumps(challenge(module="#" * (MAX_GAME_MODULE_BYTES + 1))))
+    with pytest.raises(ChallengeError, match="game_module is 262,146 bytes"):
+        game_module_of(json.dumps(challenge(module="é" * (MAX_GAME_MODULE_BYTES // 2 + 1))))
+    # Without the game loaded, a file that carries one says so instead of running another.
+    with pytest.raises(ChallengeError, match="game:"):
+        load_challenge(text)
+
+
+def test_an_old_file_without_the_field_reads_and_writes_as_before():
+    text = json.dumps(challenge(game="flit", module=None) | {"entries": [
+        {"name": "a", "code": "builtin:random"}, {"name": "b", "code": "builtin:random"}]})
+    loaded = load_challenge(text)
+    assert loaded.game_module is None
+    assert "game_module" not in json.loads(challenge_json(loaded))
