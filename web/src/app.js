@@ -1363,6 +1363,9 @@ const challengePanel = new ChallengePanel({
   runField,
   showField: () => showField(),
   pageError: (text) => (text ? setError(text) : clearError()),
+  // a challenge's own game (web/src/challenge_game.js): loaded as the game editor loads one
+  gameLoaded: (game, source) => gameEditor.loadedSource(game) === source,
+  loadGame: (source) => gameEditor.loadSource(source),
 });
 challengeModel.subscribe((change) => {
   if (change && (change.type === "edit" || change.type === "details" || change.type === "open")) return;
@@ -1556,6 +1559,7 @@ const gameEditor = new GameEditor($("game-editor-section"), {
     selectGame(spec.name);
   },
 });
+challengeModel.bindGameModule((game) => gameEditor.loadedSource(game)); // its module travels with the challenge
 
 // ---- wiring -----------------------------------------------------------------------------------
 bindTournament();

@@ -59,6 +59,11 @@ window.addEventListener("storage", (ev) => {
 });
 document.addEventListener("visibilitychange", () => { if (document.hidden) saver.flush(); });
 
+// An author's game's module source by the game's name (null: a built-in game); app.js binds
+// the game editor's (web/src/game_editor.js) loaded module.
+let gameModuleSource = () => null;
+export function bindGameModule(source) { gameModuleSource = source; }
+
 // ---- the contract (ISSUE9_CONTRACT.md) -------------------------------------------------------
 
 // The challenge the page shows, as a challenge file's object. Entries switched off carry
@@ -68,6 +73,8 @@ export function currentChallenge() {
   const f = fieldOf(s.game);
   const out = { format: FORMAT, version: VERSION, title: titleOf(f, s.game), description: f.description,
     game: s.game };
+  const gameModule = gameModuleSource(s.game);
+  if (typeof gameModule === "string") out.game_module = gameModule; // an author's game travels with it
   if (s.preset) out.preset = s.preset;
   out.settings = { ...s.settings };
   out.games = s.games;

@@ -8,6 +8,7 @@
 import * as model from "./challenge_model.js";
 import { LinkError, LINK_PREFIX, limitsPassed, packChallenge, unpackChallenge } from "./challenge_link.js";
 import * as store from "./storage.js";
+import { carriedGame, GameLoadPrompt } from "./challenge_game.js";
 
 const MAX_FILE_BYTES = 16 * 1024 * 1024; // a challenge of 32 entries of 256 KiB fits easily
 const YOUR_BOT_DEFAULT = "Your bot";
@@ -18,6 +19,8 @@ export class ChallengePanel {
   // deps: {createEditor, examples() -> {name: code}, check(text) -> Promise<{challenge}|{error}>,
   //        runField(challenge, focusName) -> bool (false: tournaments cannot run now),
   //        showField() (tournament mode: the challenge is the field),
+  //        gameLoaded(game, source) -> bool (that author's game is loaded from that source),
+  //        loadGame(source) -> Promise<{spec}|{error, line}> (the game editor's path),
   //        pageError(text), pageStatus(text)}
   constructor(deps) {
     this.deps = deps;
@@ -41,6 +44,7 @@ export class ChallengePanel {
     this.game = model.currentGame();
     this.view = store.load("challenge:view", "author") === "trial" ? "trial" : "author";
     this.yourRun = null; // {name} of the last "Run my bot against the field"
+    this.gamePrompt = new GameLoadPrompt(this.els.status);
     this.bind();
     model.subscribe((change) => this.onChange(change || {}));
     this.renderAll();
@@ -421,6 +425,7 @@ export class ChallengePanel {
   // A challenge file's (or link's) text: checked by the engine, then it replaces the field on
   // show (which is kept aside). Returns whether it was taken.
   async importText(text, what, reason) {
+    if (!(await this.loadCarriedGame(text, what))) return false;
     const c = await this.checked(text, `Could not open ${what}`, " Nothing was changed.");
     if (!c) return false;
     if (c.entries.length > model.MAX_ENTRIES) {
@@ -433,6 +438,33 @@ export class ChallengePanel {
     const n = c.entries.length;
     this.say(`Opened “${c.title}”: ${n} entr${n === 1 ? "y" : "ies"} of ${c.game}. `
       + "Nothing runs until you press Run.");
+    return true;
+  }
+
+  // A challenge on an author's game carries its module: loaded (after the visitor's press:
+  // it is a stranger's code) before the engine checks the challenge. Whether to go on.
+  async loadCarriedGame(text, what) {
+    const carried = carriedGame(text);
+    if (!carried || this.deps.gameLoaded(carried.game, carried.source)) return true;
+    this.deps.showField();
+    this.say(`${what[0].toUpperCase()}${what.slice(1)} plays its own game: press Load this game to open it.`);
+    if (!(await this.gamePrompt.ask(carried, what))) {
+      this.say(`Did not open ${what}: its game was not loaded. Nothing was changed.`);
+      return false;
+    }
+    this.say(`Loading “${carried.game}” (its code runs in a Worker of its own)…`);
+    let out;
+    try {
+      out = await this.deps.loadGame(carried.source);
+    } catch (e) {
+      out = { error: e.message };
+    }
+    if (!out || typeof out.error === "string" || !out.spec) {
+      const line = out && Number.isInteger(out.line) ? ` (line ${out.line} of its game module)` : "";
+      this.fail(`Could not open ${what}: its game did not load: ${out && out.error ? out.error : "no answer"}${line}. `
+        + "Nothing was changed; ask its author for a working game module.");
+      return false;
+    }
     return true;
   }
 

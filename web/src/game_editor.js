@@ -5,8 +5,9 @@
 // drawn by the generic renderer (web/src/games/generic.js). A mistake comes back as one line
 // naming the method and the line, with a button that puts the cursor there.
 //
-// The module travels as text (a future challenge file's or share link's `game_module`); it is
-// kept in localStorage, and a game that was loaded is loaded again when Python is ready.
+// The module travels as text (a challenge file's, share link's or snippet's `game_module`:
+// loadSource loads one, challenge_game.js asks first); it is kept in localStorage, and a game
+// that was loaded is loaded again when Python is ready.
 import { createEditor } from "./editor.js";
 import * as store from "./storage.js";
 import landGrab from "../../examples/games/landgrab.py";
@@ -37,6 +38,10 @@ export class GameEditor {
     this.nextId = 0;
     this.busy = false;
     this.errorLine = null;
+    this.loaded = null; // {name, source} of the author's game loaded now
+    this.loadingSource = null; // the source of the load being checked
+    this.sourceLoads = new Map(); // id -> resolve, for loadSource
+    this.waiting = []; // loadSource calls made before Python was ready
     const heading = el("h2", { id: "game-editor-heading", text: "Your own game" });
     this.example = el("select", { id: "game-example" }, [
       el("option", { value: "", text: "Start from an example game…" }),
@@ -108,12 +113,52 @@ export class GameEditor {
     this.ready = true;
     this.refresh();
     if (store.load(LOADED_KEY, false) && this.editor.value.trim()) this.load(true);
+    for (const start of this.waiting.splice(0)) start();
   }
 
   onLost() {
     this.ready = false;
     this.pending = null;
+    this.loaded = null;
+    for (const resolve of this.sourceLoads.values()) {
+      resolve({ error: "the page's Python restarted while the game was loading; open the challenge again" });
+    }
+    this.sourceLoads.clear();
     this.refresh();
+  }
+
+  // The module of the author's game loaded now as `name`, else null (a built-in game).
+  loadedSource(name) {
+    return this.loaded && this.loaded.name === name ? this.loaded.source : null;
+  }
+
+  // Loads a game module from elsewhere (a challenge's `game_module`) through the same check as
+  // the editor's; it lands in the editor only when the editor holds nothing of the visitor's.
+  // Resolves {spec} or {error, line}.
+  loadSource(source) {
+    return new Promise((resolve) => {
+      const start = () => {
+        this.nextId += 1;
+        const id = this.nextId;
+        if (!this.send({ type: "load_game", id, source })) {
+          resolve({ error: "the page is busy with a run: stop it, then open the challenge again" });
+          return;
+        }
+        this.sourceLoads.set(id, (out) => {
+          if (out.spec) {
+            this.loaded = { name: out.spec.name, source };
+            if (!this.editor.value.trim()) {
+              this.editor.value = source;
+              store.save(LOADED_KEY, true); // loaded again after a reload, like the editor's own
+            }
+            this.onLoadedHook(out.spec);
+          }
+          resolve(out);
+        });
+      };
+      if (this.ready) start();
+      else this.waiting.push(start);
+    });
   }
 
   setBusy(busy) {
@@ -142,12 +187,21 @@ export class GameEditor {
       return;
     }
     this.pending = this.nextId;
+    this.loadingSource = source;
     this.status.textContent = quiet ? "Loading your game again…" : "Checking the game (a short game with its default moves)…";
     this.refresh();
   }
 
   // The controller's answer: {id, spec} or {id, error, line}.
   onLoaded(m) {
+    const fromSource = this.sourceLoads.get(m.id);
+    if (fromSource) {
+      this.sourceLoads.delete(m.id);
+      const ok = typeof m.error !== "string" && m.spec && typeof m.spec.name === "string";
+      fromSource(ok ? { spec: m.spec } : { error: typeof m.error === "string" ? m.error : "the engine sent no "
+        + "description of it", line: Number.isInteger(m.line) ? m.line : null });
+      return;
+    }
     if (m.id !== this.pending) return;
     this.pending = null;
     this.refresh();
@@ -163,6 +217,7 @@ export class GameEditor {
       return;
     }
     store.save(LOADED_KEY, true);
+    this.loaded = { name: spec.name, source: this.loadingSource };
     this.status.textContent = `Loaded ${String(spec.title || spec.name)}: choose bots (its examples are in `
       + "each bot's Example bots menu) and press Run.";
     this.onLoadedHook(spec);
