@@ -96,3 +96,26 @@ def test_an_old_file_without_the_field_reads_and_writes_as_before():
     loaded = load_challenge(text)
     assert loaded.game_module is None
     assert "game_module" not in json.loads(challenge_json(loaded))
+
+
+@pytest.mark.parametrize("module", ["lowest_unique.py", "flit.py"])
+def test_the_stack_snippet_carries_the_game_compressed_within_the_post_limit(module):
+    from engine import __version__
+    from engine.game_proxy import game_sandbox, load_game
+    from engine.registry import register, unregister
+    from engine.snippet import MAX_POST_CHARS, SnippetOptions, export_snippet, unpack_challenge
+
+    source = (Path(__file__).parent.parent / "examples" / "games" / module).read_text()
+    game = load_game(source, game_sandbox(True, 512))  # the project's own example: trusted here
+    register(game.spec)
+    try:
+        text = json.dumps(challenge(module=source, game=game.spec.name) | {"entries": [
+            {"name": name, "code": f"builtin:{name}"} for name in list(game.spec.example_sources)[:2]]})
+        markdown = export_snippet(text, SnippetOptions(version=__version__, pyodide_version="314.0.7"))
+    finally:
+        unregister(game.spec.name)
+        game.close()
+    assert len(markdown) <= MAX_POST_CHARS
+    data = json.loads(markdown.split("const K = ", 1)[1].split(";\n", 1)[0])["challenge"]
+    assert json.loads(unpack_challenge(data))["game_module"] == source
+    assert len(data) < len(source)  # it travels compressed

@@ -446,6 +446,8 @@ class PageTournament:
             entry = self.tournament.entries[match.table[step.bot]]
             name = self.tournament.names[match.table[step.bot]]
             request = {"op": "load", "game": self.spec.name, "name": name, "code": source}
+            if self.spec.game_module is not None:  # an author's game: its bot-side code goes with the bot
+                request["game_module"] = self.spec.game_module
             if entry.kind != BUILTIN and entry.language == PYTHON2:
                 try:
                     request.update(python2_load(source))

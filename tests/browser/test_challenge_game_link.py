@@ -6,6 +6,9 @@ load says so, and the page goes on."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
@@ -14,6 +17,8 @@ from test_authored_game import LOWEST_UNIQUE, load_game
 from test_challenge_page import challenge, fill_field, leaderboard, pack, share, status
 
 pytestmark = pytest.mark.browser
+
+ROOT = Path(__file__).resolve().parents[2]
 
 BUDGET = 1_000_000  # steps a move may take: the same games on every machine
 TWO = "def move(view):\n    return 2\n"
@@ -32,7 +37,8 @@ def visit(chromium, url: str):
     return context, page, errors
 
 
-def test_a_link_carries_the_authors_game_to_a_second_profile(open_arena, site_url, chromium, results_dir):
+def test_a_link_carries_the_authors_game_to_a_second_profile(open_arena, site_url, chromium, results_dir,
+                                                              tmp_path):
     author = open_arena(site_url)
     load_game(author, LOWEST_UNIQUE)
     expect(author.page.locator("#game-status")).to_contain_text("Loaded Lowest Unique", timeout=60_000)
@@ -54,6 +60,9 @@ def test_a_link_carries_the_authors_game_to_a_second_profile(open_arena, site_ur
     authors_board = leaderboard(author.page)
     authors_result = author.page.evaluate("window.kothArena.tournament.result")
     assert sorted(row[1] for row in authors_board) == ["dodger", "one", "two"]
+    # the entries played the game (its bot-side code went to their Workers), none faulted
+    assert [s["faults"] for s in authors_result["standings"]] == [0, 0, 0], authors_result
+    assert authors_result["standings"][0]["wins"] > 0
 
     context, page, errors = visit(chromium, link)
     try:
@@ -82,7 +91,22 @@ def test_a_link_carries_the_authors_game_to_a_second_profile(open_arena, site_ur
         page.wait_for_function("window.kothArena.run === null && window.kothArena.tournament.result",
                                timeout=300_000)
         assert leaderboard(page) == authors_board
-        assert page.evaluate("window.kothArena.tournament.result") == authors_result
+        result = page.evaluate("window.kothArena.tournament.result")
+        assert result == authors_result
+
+        # The exported file carries the game: the native tournament loads it from the file
+        # (sandboxed) and prints the same result.
+        with page.expect_download() as download:
+            page.get_by_role("button", name="Author's view").click()
+            page.get_by_role("button", name="Export file", exact=True).click()
+        path = tmp_path / "lowest_unique.challenge.json"
+        download.value.save_as(path)
+        assert json.loads(path.read_text())["game_module"] == LOWEST_UNIQUE
+        native = subprocess.run([sys.executable, "-m", "engine", "tournament", "--challenge", path,
+                                 "--budget", str(BUDGET), "--json"],
+                                cwd=ROOT, capture_output=True, text=True, timeout=600)
+        assert native.returncode == 0, native.stderr
+        assert json.loads(native.stdout) == result
         assert not errors, errors
     finally:
         context.close()
