@@ -30,6 +30,8 @@ from engine.tournament import (
 )
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(Path(__file__).parent))
+from fresh_thread import in_fresh_thread  # noqa: E402  (Playwright's loop: asyncio.run on a thread)
 
 # Deterministic Flit bots: the move that converts most neutrals (the first such in
 # view.moves() order), and one that always passes.
@@ -379,8 +381,8 @@ def test_async_tournament_from_a_challenge_prints_the_native_json(tmp_path, para
         await asyncio.sleep(delays.random() / 100)
         return play_match(tournament.job(match))
 
-    asyncio.run(run_tournament_async(tournament, play, parallel,
-                                     on_result=lambda done, total, r: seen.append(r.index)))
+    in_fresh_thread(lambda: asyncio.run(run_tournament_async(
+        tournament, play, parallel, on_result=lambda done, total, r: seen.append(r.index))))
     assert len(seen) == 12 and sorted(seen) == list(range(12))
     if parallel > 1:
         assert seen != sorted(seen)  # they did finish out of order
@@ -409,7 +411,7 @@ def test_async_tournament_stops_every_match_when_one_raises():
             raise
 
     with pytest.raises(Stopped):
-        asyncio.run(run_tournament_async(tournament, play, 3))
+        in_fresh_thread(lambda: asyncio.run(run_tournament_async(tournament, play, 3)))
     assert cancelled == [0, 2] and tournament.results == {}
 
 
