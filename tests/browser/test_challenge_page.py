@@ -185,6 +185,23 @@ def test_the_visitors_saved_bots_become_the_first_entries(arena_context, site_ur
     assert page.evaluate("window.kothArena.getCode(0)") == old[0]["code"]  # the seats keep them too
 
 
+def test_a_match_seat_plays_an_entry_of_the_challenge(arena):
+    """Match mode: a seat's example menu lists the challenge's entries; choosing one puts its
+    name and code in the seat, and the match plays it."""
+    page = arena.page
+    fill_field(page, [{"name": "first mover", "code": FIRST}, {"name": "passer", "code": PASSER}])
+    page.get_by_role("radio", name="Match").check()
+    menu = arena.label("Bot 2 example")
+    assert menu.locator("optgroup[label='Challenge entries'] > option").all_inner_texts() == ["first mover",
+                                                                                              "passer"]
+    menu.select_option(label="first mover")
+    expect(arena.label("Bot 2 name")).to_have_value("first mover")
+    assert page.evaluate("window.kothArena.getCode(1)") == FIRST
+    arena.setup(games=1, time_limit_ms=1000)
+    arena.run()
+    assert arena.result_row("first mover")[1] == "1"
+
+
 def test_a_field_saved_in_another_tab_shows_here(open_arena, site_url):
     first = open_arena(site_url)
     fill_field(first.page, FIELD)
@@ -297,6 +314,8 @@ def test_a_challenge_link_opens_the_same_challenge_in_another_profile(open_arena
         page.wait_for_function("window.kothArena && window.kothArena.ready", timeout=60_000)
         # The visitor's own challenge, before the link.
         page.evaluate("window.kothArena.challenge.addEntries([{name: 'mine', code: 'return 1'}])")
+        page.get_by_label("Seed", exact=True).fill("4242")
+        page.get_by_label("Secret (optional)", exact=True).fill("my own")
         page.wait_for_timeout(300)
         own = challenge(page)
 
@@ -325,7 +344,7 @@ def test_a_challenge_link_opens_the_same_challenge_in_another_profile(open_arena
         # The visitor's own challenge is kept, one click away (and the link's stays too).
         restore = page.get_by_role("button", name="Restore my previous challenge")
         restore.click()
-        assert challenge(page)["entries"] == own["entries"]
+        assert challenge(page) == own  # the field, and the form's seed and secret with it
         page.get_by_role("button", name="Swap back").click()
         assert challenge(page) == shared
 

@@ -930,11 +930,13 @@ function startWorker() {
       : new Worker("controller_worker.js", { type: "module" });
   } catch (e) {
     setError(`Could not start the Python worker: ${e.message}.`);
+    failChallengeChecks("Python could not start");
     setStatus("Replays can still be opened.");
     return;
   }
   worker = started;
   workerStarts += 1;
+  sendWaitingChallengeChecks();
   // Messages from a Worker that was replaced are dropped.
   started.addEventListener("message", (ev) => { if (worker === started) onMessage(ev.data); });
   // The digest of the Python snapshot a previous visit stored: kept here, where no Worker
@@ -950,6 +952,7 @@ function startWorker() {
       return;
     }
     setError(`Python worker error: ${msg}.`);
+    failChallengeChecks("Python could not start");
     if (run) finishRun();
     setStatus("Replays can still be opened.");
   });
@@ -1251,14 +1254,16 @@ let challengeCheckIds = 0;
 // The engine's verdict on a challenge's text (controller Worker, main.py check_challenge).
 function checkChallenge(text) {
   return new Promise((resolve) => {
-    if (!worker) {
-      resolve({ error: "Python is not running" });
-      return;
-    }
     challengeCheckIds += 1;
     challengeChecks.set(challengeCheckIds, resolve);
-    worker.postMessage({ type: "challenge-check", id: challengeCheckIds, text });
+    const message = { type: "challenge-check", id: challengeCheckIds, text };
+    if (worker) worker.postMessage(message);
+    else challengeChecksWaiting.push(message); // sent when the controller Worker starts
   });
+}
+const challengeChecksWaiting = [];
+function sendWaitingChallengeChecks() {
+  if (worker) for (const message of challengeChecksWaiting.splice(0)) worker.postMessage(message);
 }
 
 function onChallengeChecked(m) {
@@ -1271,6 +1276,7 @@ function onChallengeChecked(m) {
 function failChallengeChecks(why) {
   for (const resolve of challengeChecks.values()) resolve({ error: why });
   challengeChecks.clear();
+  challengeChecksWaiting.length = 0;
 }
 
 // A seat of the match plays an entry of the field: its code and name.

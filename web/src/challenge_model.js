@@ -299,10 +299,13 @@ export function restoreKept() {
   const kept = stack.pop();
   if (!kept) return false;
   const shown = fieldOf(g);
-  stack.push({ field: copyField(shown), reason: kept.reason === "restored" ? "file" : "restored" });
+  stack.push({ field: copyField(shown), settings: pageSettings(),
+    reason: kept.reason === "restored" ? "file" : "restored" });
   store.save(`challenge:kept:${g}`, stack);
   fields[g] = normaliseField(kept.field);
   store.save(`challenge:field:${g}`, fields[g]);
+  // the form as it was with that field (same game): its settings, seed and secret
+  if (settingsSource && kept.settings && kept.settings.game === g) settingsSource.set(kept.settings);
   changed(g, { type: "replace", reason: "restored" });
   return true;
 }
@@ -322,7 +325,7 @@ function keptStack(game) {
 
 function keepAside(game, field, reason) {
   const stack = keptStack(game);
-  stack.push({ field: copyField(field), reason });
+  stack.push({ field: copyField(field), settings: pageSettings(), reason });
   store.save(`challenge:kept:${game}`, stack.slice(-MAX_KEPT));
 }
 
