@@ -289,17 +289,11 @@ def entry_from_answer(item: Any, site: str = DEFAULT_SITE) -> ImportedEntry | An
     name = _clean_name(name, fallback)
     if language is None and parsed.code_hint:
         language = _HINTS.get(parsed.code_hint)
-    if language not in (None, "python2", "python3"):
+    if language is not None and language not in LANGUAGES:
         return AnswerProblem(
             "native-only", f"written in {language}: the page runs Python answers only; the native "
             "controller runs it (python -m engine tournament ... cmd:COMMAND)",
             name, author, link, answer_id, language)
-    if language is not None and language not in LANGUAGES:  # a Python this engine does not run
-        label = "Python 2" if language == "python2" else language
-        return AnswerProblem(
-            "native-only", f"written in {label}, which this version of the engine does not run in the "
-            "page; the native controller runs it (cmd:python2 bot.py)", name, author, link, answer_id,
-            language)
     if parsed.code is None or not parsed.code.strip():
         return AnswerProblem("no-code", "the answer has no code block", name, author, link, answer_id,
                              language)

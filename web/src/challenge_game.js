@@ -4,6 +4,8 @@
 // game editor's path (a restricted Worker of its own, engine/page_game.py), and only then does
 // the engine check the challenge (engine/challenge.py needs its game loaded).
 
+import { el } from "./dom.js";
+
 const MAX_SHOWN_CHARS = 300_000; // the code shown in the notice (a module is at most 256 KiB)
 
 // {game, source} when the challenge's text carries a game module, else null (the engine says
@@ -19,16 +21,6 @@ export function carriedGame(text) {
     return null;
   }
   return { game: data.game, source: data.game_module };
-}
-
-function el(tag, attrs = {}, children = []) {
-  const node = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (k === "text") node.textContent = v;
-    else if (v !== false && v !== null) node.setAttribute(k, v === true ? "" : v);
-  }
-  node.append(...children);
-  return node;
 }
 
 // The notice asking whether to load a carried game; ask() resolves true (Load) or false

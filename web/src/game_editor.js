@@ -9,6 +9,7 @@
 // loadSource loads one, challenge_game.js asks first); it is kept in localStorage, and a game
 // that was loaded is loaded again when Python is ready.
 import { createEditor } from "./editor.js";
+import { el } from "./dom.js";
 import * as store from "./storage.js";
 import landGrab from "../../examples/games/landgrab.py";
 import lowestUnique from "../../examples/games/lowest_unique.py";
@@ -17,16 +18,6 @@ const EXAMPLE_GAMES = { "Lowest Unique (the tutorial's game)": lowestUnique, "La
 const MAX_SOURCE_BYTES = 256 * 1024;
 const SOURCE_KEY = "game-module";
 const LOADED_KEY = "game-module-loaded";
-
-function el(tag, attrs = {}, children = []) {
-  const node = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) {
-    if (k === "text") node.textContent = v;
-    else if (v !== false && v !== null) node.setAttribute(k, v === true ? "" : v);
-  }
-  node.append(...children);
-  return node;
-}
 
 export class GameEditor {
   // root: the (empty) section to build in; send(message) posts to the controller Worker and
