@@ -10,12 +10,15 @@ for bot authors (docs/rules/*.md, with `marked` pinned in package.json) to
 docs/rules/*.html, copy the Pyodide runtime (unless --pyodide-cdn is given), write
 engine.zip, python2.zip (fissix and appdirs at the versions pinned in pyproject.toml, for
 converting Python 2 answers in the controller Worker: from the installed distributions, or
-wheels `pip download`ed into build/cache/wheels when those are not the pinned versions) and
-config.json. Standard library only.
+wheels `pip download`ed into build/cache/wheels when those are not the pinned versions), the
+Python memory snapshot every Worker of the page starts from (python-snapshot.bin, made under
+Node by scripts/snapshot.mjs; skipped with --pyodide-cdn, whose Pyodide may not be the one in
+node_modules) and config.json. Standard library only.
 """
 from __future__ import annotations
 
 import argparse
+import base64
 import hashlib
 import json
 import shutil
@@ -31,6 +34,7 @@ DEFAULT_OUT = "build/site"
 
 # (source relative to ROOT, output name, required)
 BUNDLES = [
+    ("web/src/boot.js", "boot.js", True),
     ("web/src/app.js", "app.js", True),
     ("web/src/controller_worker.js", "controller_worker.js", False),
     ("web/src/bot_worker.js", "bot_worker.js", False),
@@ -264,9 +268,32 @@ def write_python2_zip(out: Path) -> dict[str, str]:
     return pins
 
 
+SNAPSHOT_FILE = "python-snapshot.bin"
+
+
+def write_snapshot(out: Path) -> dict:
+    """python-snapshot.bin (scripts/snapshot.mjs) and its config.json entry: the file, its
+    size and its SHA-256 as Subresource Integrity metadata (the controller fetches it with it)."""
+    node = shutil.which("node")
+    if node is None:
+        raise BuildError("node not found on PATH (needed to make the Python snapshot)")
+    r = subprocess.run([node, str(ROOT / "scripts" / "snapshot.mjs"), str(out)], cwd=ROOT,
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if r.returncode != 0:
+        raise BuildError(f"making the Python snapshot failed:\n{(r.stderr or r.stdout)[-4000:]}")
+    made = json.loads(r.stdout.strip().splitlines()[-1])
+    data = (out / SNAPSHOT_FILE).read_bytes()
+    integrity = "sha256-" + base64.b64encode(hashlib.sha256(data).digest()).decode()
+    return {"file": SNAPSHOT_FILE, "bytes": len(data), "integrity": integrity,
+            "memoryBytes": made["memoryBytes"], "preloadMs": made["preloadMs"]}
+
+
 def site_build_id(out: Path) -> str:
-    """What a cached Python memory snapshot depends on: the engine and the Pyodide release."""
+    """What a Python memory snapshot depends on: the engine, the controller and the Pyodide
+    release."""
     digest = hashlib.sha256((out / "engine.zip").read_bytes())
+    digest.update((out / "main.py").read_bytes())
+    digest.update((ROOT / "web" / "preload.py").read_bytes())
     pyodide_package = json.loads((ROOT / "node_modules" / "pyodide" / "package.json").read_text())
     digest.update(pyodide_package["version"].encode())
     return digest.hexdigest()[:16]
@@ -324,6 +351,14 @@ def build(out_dir: str = DEFAULT_OUT, pyodide_cdn: str | None = None) -> Path:
     step("wrote python2.zip (" + ", ".join(f"{k} {v}" for k, v in pins.items()) + ")")
     build_id = site_build_id(out)
     config = {"pyodideIndexURL": index_url, "buildId": build_id}
+    (out / SNAPSHOT_FILE).unlink(missing_ok=True)
+    if pyodide_cdn:
+        step("python snapshot: skipped (--pyodide-cdn: Python boots in the page)")
+    else:
+        snapshot = write_snapshot(out)
+        config["snapshot"] = {k: snapshot[k] for k in ("file", "bytes", "integrity")}
+        step(f"wrote {SNAPSHOT_FILE} ({human(snapshot['bytes'])}: the non-zero pages of "
+             f"{human(snapshot['memoryBytes'])} of memory; imports took {snapshot['preloadMs']} ms)")
     (out / "config.json").write_text(json.dumps(config) + "\n")
     step(f"wrote config.json (pyodideIndexURL {index_url}, buildId {build_id})")
     step(f"done: {out} ({human(dir_size(out))} total)")

@@ -944,7 +944,10 @@ viewer.onDrawError = (message) => setError(`The board could not draw a frame: ${
 let worker = null;
 // Stop: the controller may be blocked waiting for a bot (shared-memory mode), where it
 // cannot read messages: it looks at this flag (the run to stop) between short waits.
-const stopFlag = self.crossOriginIsolated ? new Int32Array(new SharedArrayBuffer(4)) : null;
+// The controller Worker web/src/boot.js started while this bundle loaded, if it did.
+let booted = window.kothBoot && typeof window.kothBoot.take === "function" ? window.kothBoot.take() : null;
+const stopFlag = booted ? booted.stopFlag
+  : self.crossOriginIsolated ? new Int32Array(new SharedArrayBuffer(4)) : null;
 // How long a Stop may go unanswered before the controller Worker is taken for stuck and
 // replaced (it answers within a wait slice when it is healthy).
 const STOP_GRACE_MS = 1500;
@@ -955,9 +958,11 @@ window.addEventListener("pagehide", () => { if (worker) worker.terminate(); });
 
 function startWorker() {
   let started;
+  const early = booted && !embed ? booted.early : [];
   try {
-    started = embed ? startModuleWorker(embed.files["controller_worker.js"])
-      : new Worker("controller_worker.js", { type: "module" });
+    if (booted && !embed) started = booted.worker;
+    else if (embed) started = startModuleWorker(embed.files["controller_worker.js"]);
+    else started = new Worker("controller_worker.js", { type: "module" });
   } catch (e) {
     setError(`Could not start the Python worker: ${e.message}.`);
     failChallengeChecks("Python could not start");
@@ -969,11 +974,12 @@ function startWorker() {
   sendWaitingChallengeChecks();
   // Messages from a Worker that was replaced are dropped.
   started.addEventListener("message", (ev) => { if (worker === started) onMessage(ev.data); });
-  // The digest of the Python snapshot a previous visit stored: kept here, where no Worker
-  // (and so no bot) can change it, so the controller can trust the cached copy.
-  started.postMessage({ type: "init", snapshotDigest: store.load("python-snapshot", null), stopFlag,
-    siteFiles: embed ? embed.files : null });
-  started.addEventListener("error", (ev) => {
+  if (started !== booted?.worker) {
+    started.postMessage({ type: "init", stopFlag, siteFiles: embed ? embed.files : null });
+  }
+  booted = null; // a replacement Worker is started here
+  store.remove("python-snapshot"); // what earlier versions kept of a snapshot they cached
+  const onError = (ev) => {
     ev.preventDefault();
     if (worker !== started) return;
     const msg = ev.message || "the worker script failed to load";
@@ -985,8 +991,14 @@ function startWorker() {
     failChallengeChecks("Python could not start");
     if (run) finishRun();
     setStatus("Replays can still be opened.");
-  });
+  };
+  started.addEventListener("error", onError);
   started.addEventListener("messageerror", () => setError("Python worker sent an unreadable message."));
+  // what the Worker boot.js started said before this script listened
+  for (const ev of early) {
+    if (ev.type === "error") onError(ev);
+    else if (worker === started) onMessage(ev.data);
+  }
 }
 
 // The controller Worker is stuck or its Python is broken: end the run, start a new one.
@@ -1017,10 +1029,6 @@ function onMessage(m) {
   if (m.type === "game_loaded") return gameEditor.onLoaded(m);
   if (m.type === "fatal") {
     replaceWorker(`Python in the controller failed (${String(m.message ?? "fatal error").slice(0, 200)})`);
-    return undefined;
-  }
-  if (m.type === "snapshot") {
-    store.save("python-snapshot", { buildId: String(m.buildId), digest: String(m.digest) });
     return undefined;
   }
   if (m.type === "pool") {

@@ -6,7 +6,7 @@
 //                     {type: "serve"}                  (sync mode: you have a bot now)
 //                     {type: "req", id, json, port}    (a host request, JSON text, and the
 //                                                       MessagePort its reply goes to)
-// Bot -> controller:  {type: "ready", mode, ms, heap} | {type: "failed", message}
+// Bot -> controller:  {type: "ready", mode, ms, heap, startup} | {type: "failed", message}
 //                     on the request's port: {id, json} (the host's reply, JSON text)
 //
 // The host reads requests in one of three modes:
@@ -26,7 +26,8 @@
 import { loadPyodide } from "pyodide";
 import createPyodideModule from "pyodide/pyodide.asm.mjs";
 import { Channel, ChannelOverflow } from "./sync_channel.js";
-import { useCompiledModule } from "./shared_wasm.js";
+import { answerFetches, useCompiledModule } from "./shared_wasm.js";
+import { isSparseSnapshot, restoringSparse } from "./sparse_snapshot.js";
 
 // Captured before any bot code runs: the bot can no longer reach these on the global.
 const postToController = self.postMessage.bind(self);
@@ -158,31 +159,28 @@ function withholdFromBots() {
   if (left.length) throw new Error(`could not withhold ${left.join(", ")} from bots`);
 }
 
-// Everything Pyodide fetches while it starts, from the init message: this Worker may not
-// fetch anything itself. Answered by URL file name.
-function serveFilesLocally(files) {
-  const realFetch = self.fetch;
-  self.fetch = (resource, options) => {
-    const url = String(typeof resource === "string" ? resource : resource?.url ?? resource);
-    const name = url.split(/[?#]/)[0].split("/").pop();
-    if (Object.hasOwn(files, name)) {
-      const type = name.endsWith(".wasm") ? "application/wasm" : "application/octet-stream";
-      return Promise.resolve(new Response(files[name], { headers: { "Content-Type": type } }));
-    }
-    return realFetch(resource, options);
-  };
-}
+// Each start-up step's end, in this Worker's clock (the controller reports them).
+const startup = { timeOrigin: performance.timeOrigin, marks: { script: performance.now() } };
 
 async function init({ indexURL, interruptBuffer, wasmModule, channels, snapshot, files, lockFile }) {
-  serveFilesLocally(files || {});
+  startup.marks.init = performance.now();
+  // Everything Pyodide fetches while it starts comes in this message: this Worker may not
+  // fetch anything itself.
+  answerFetches(files || {});
   if (wasmModule instanceof WebAssembly.Module) useCompiledModule(wasmModule);
-  // From the controller's memory snapshot (engine already imported) when there is one.
+  // From the snapshot (web/preload.py imported) when there is one: only its non-zero pages
+  // are copied into this Worker's memory (sparse_snapshot.js).
   const options = { indexURL, createPyodideModule, lockFileContents: lockFile };
-  if (snapshot instanceof Uint8Array) options._loadSnapshot = snapshot;
+  if (isSparseSnapshot(snapshot)) {
+    options._loadSnapshot = snapshot;
+    options.createPyodideModule = restoringSparse(createPyodideModule, snapshot);
+  }
   const pyodide = await loadPyodide(options);
+  pyodide._api.config._loadSnapshot = null; // a copy, where memory is not shared: let it go
+  startup.marks.python = performance.now();
   if (interruptBuffer) pyodide.setInterruptBuffer(interruptBuffer);
-  pyodide.unpackArchive(await (await self.fetch("engine.zip")).arrayBuffer(), "zip",
-    { extractDir: "/home/pyodide" });
+  pyodide.unpackArchive(files["engine.zip"], "zip", { extractDir: "/home/pyodide" });
+  for (const name of Object.keys(files)) delete files[name]; // in Python's file system now
   // A snapshot copies the random generator's state too: every bot gets fresh entropy.
   pyodide.runPython("import sys, random\nif '/home/pyodide' not in sys.path: sys.path.insert(0, '/home/pyodide')\nrandom.seed()");
   pyodide.runPython(BOOT);
@@ -191,7 +189,8 @@ async function init({ indexURL, interruptBuffer, wasmModule, channels, snapshot,
   // heap: the Python heap's size now, before any bot code has run (the controller sizes its
   // tournaments by it).
   const heap = pyodide._module && pyodide._module.HEAP8 ? pyodide._module.HEAP8.length : 0;
-  const ready = (mode) => postToController({ type: "ready", mode, ms: performance.now(), heap });
+  startup.marks.host = performance.now();
+  const ready = (mode) => postToController({ type: "ready", mode, ms: performance.now(), heap, startup });
 
   if (channels) {
     const requests = new Channel(channels.request);

@@ -4,11 +4,16 @@
 // docs/architecture.md; main.py reaches the bots through the `arena_bridge` module below.
 import { loadPyodide } from "pyodide";
 import { Channel, ChannelOverflow, newChannelBuffer } from "./sync_channel.js";
-import { useCompiledModule } from "./shared_wasm.js";
-import { loadSnapshot, storeSnapshot } from "./snapshot_cache.js";
+import { answerFetches, useCompiledModule } from "./shared_wasm.js";
+import { restoringSparse, sparseSnapshot } from "./sparse_snapshot.js";
 import { startModuleWorker } from "./embedded_worker.js";
+import PRELOAD from "../preload.py";
 
-const WARM_BOTS = 3; // two bots for a match plus one spare for a bot that must be stopped
+// Bot Workers kept started and waiting: the two a match needs. A spare for a bot that must be
+// stopped mid-run costs a Pyodide's memory for as long as the page is open, and its start
+// from the snapshot takes a fraction of a second when it is needed: it is not kept.
+const WARM_BOTS = 2;
+
 const INTERRUPT_GRACE_MS = 500; // after an interrupt, how long before terminate()
 const LOAD_LIMIT_MS = 20_000; // reloading a bot's code into a spare
 const MAX_REPLY_CHARS = 1 << 20; // a longer reply is the bot's fault, never read
@@ -25,10 +30,14 @@ let lockFile = null;
 let stopFlag = null;
 let activeRun = null; // the run going on (a RunStop)
 let wasmModule = null; // Pyodide's WebAssembly, compiled once and shared with every bot Worker
-let snapshot = null; // the controller's Python memory with the engine imported, for the bots
-// What a bot host imports (the host, and every game's wire as the registry finds them): in the
-// snapshot, so a bot Worker need not import it again.
-const PRELOAD = "import json, random\nimport engine.bots.host\nfrom engine.registry import games\ngames()";
+// The Python memory every bot Worker starts from (web/preload.py imported; sparse_snapshot.js
+// format): the build's (config.json), or this Worker's own where the site has none. Shared
+// memory where the page is cross-origin isolated: one copy for all the Workers.
+let snapshot = null;
+let resolveBotInit = null;
+// What a bot Worker needs to start, once it is all here: bot Workers are created at once and
+// fetch their script meanwhile.
+const botInit = new Promise((resolve) => { resolveBotInit = resolve; });
 let pyodide = null;
 let controller = null;
 const warm = []; // BotWorkers starting or ready, not yet given to a bot
@@ -42,7 +51,7 @@ let runTournamentPy = null; // main.py's run_tournament and tournament_replay
 let tournamentReplayPy = null;
 let queuedVerifies = []; // replay files sent before Python was ready
 let resolvePageInit = null;
-// The page's first message: what it knows (the digest of the stored Python snapshot).
+// The page's first message (its stop flag; the site's files inside a Stack Snippet).
 const pageInit = new Promise((resolve) => { resolvePageInit = resolve; });
 
 function status(stage, message, progress, extra = {}) {
@@ -54,10 +63,10 @@ function status(stage, message, progress, extra = {}) {
 // unpacked from the project's wheel; this Worker's own URL is a blob: URL, no base for them).
 let siteFiles = null;
 
-async function siteFetch(name) {
+async function siteFetch(name, options = {}) {
   await pageInit;
   if (siteFiles && siteFiles[name] instanceof Blob) return new Response(siteFiles[name]);
-  return fetch(new URL(name, self.location.href));
+  return fetch(new URL(name, self.location.href), options);
 }
 
 function newBotWorker() {
@@ -88,6 +97,12 @@ class BotWorker {
           this.isReady = true;
           this.mode = ["sync", "jspi", "push"].includes(data.mode) ? data.mode : "push";
           this.readyMs = Number(data.ms) || null; // its own clock: how long its start-up took
+          // its start-up's steps, for scripts/bench_web (numbers only: it is a Worker's word)
+          this.startup = data.startup && typeof data.startup === "object" ? {
+            timeOrigin: Number(data.startup.timeOrigin) || 0,
+            marks: Object.fromEntries(Object.entries(data.startup.marks || {}).slice(0, 16)
+              .map(([k, v]) => [String(k).slice(0, 40), Number(v) || 0])),
+          } : null;
           this.heapBytes = Number(data.heap) || 0; // its Python heap, before any bot code ran
           if (scriptBots === null) scriptBots = this.mode !== "push";
           resolve(this);
@@ -104,9 +119,12 @@ class BotWorker {
         this.kill();
       };
     });
-    this.worker.postMessage({
-      type: "init", indexURL, interruptBuffer: this.interrupt, wasmModule, channels, snapshot,
-      files: botFiles, lockFile,
+    botInit.then(() => {
+      if (this.dead) return;
+      this.worker.postMessage({
+        type: "init", indexURL, interruptBuffer: this.interrupt, wasmModule, channels, snapshot,
+        files: botFiles, lockFile,
+      });
     });
   }
 
@@ -789,71 +807,133 @@ function tournamentReplay(data) {
 }
 
 // ---- start-up ------------------------------------------------------------------------
+// Each step's end, in this Worker's clock (performance.now(); timeOrigin converts it to the
+// page's): the page keeps them with its "arena-ready" mark and scripts/bench_web prints them.
+const startup = { timeOrigin: performance.timeOrigin, marks: {}, bots: [] };
+
+function mark(name) {
+  startup.marks[name] = performance.now();
+}
+
+async function fetchBytes(response) {
+  if (!response.ok) throw new Error(`${response.url}: HTTP ${response.status}`);
+  return response.arrayBuffer();
+}
+
+// The build's snapshot (config.json "snapshot": {file, integrity, bytes}), checked by its
+// SHA-256 (Subresource Integrity: the browser refuses a body that does not match), or null.
+// Cross-origin isolated, it is read into shared memory, which every bot Worker gets
+// without a copy.
+async function fetchBuiltSnapshot(entry) {
+  if (!entry || typeof entry.file !== "string" || typeof entry.integrity !== "string") return null;
+  try {
+    const response = await siteFetch(entry.file, { integrity: entry.integrity });
+    if (!response.ok) return null;
+    let bytes;
+    const size = Number(entry.bytes);
+    if (isolated && Number.isInteger(size) && size > 0) {
+      bytes = new Uint8Array(new SharedArrayBuffer(size));
+      let at = 0;
+      const reader = response.body.getReader();
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        if (at + value.length > size) throw new Error("the snapshot is longer than config.json says");
+        bytes.set(value, at);
+        at += value.length;
+      }
+      if (at !== size) throw new Error("the snapshot is shorter than config.json says");
+    } else {
+      bytes = new Uint8Array(await response.arrayBuffer());
+    }
+    mark("snapshot fetched");
+    return bytes;
+  } catch (err) {
+    return null; // Python boots the ordinary way and makes its own snapshot
+  }
+}
+
+function toShared(bytes) {
+  if (!isolated) return bytes;
+  const shared = new Uint8Array(new SharedArrayBuffer(bytes.length));
+  shared.set(bytes);
+  return shared;
+}
+
 async function start() {
   status("loading", "Loading Python (Pyodide)…", 0.05);
   const config = await (await siteFetch("config.json")).json();
   indexURL = new URL(config.pyodideIndexURL, self.location.href).href;
-  const configured = performance.now();
-  try {
-    const wasmBytes = await (await fetch(indexURL + "pyodide.asm.wasm")).arrayBuffer();
-    wasmModule = await WebAssembly.compile(wasmBytes);
-    useCompiledModule(wasmModule);
-  } catch (err) {
-    wasmModule = null; // each Worker compiles its own copy, as Pyodide does by default
-  }
-  const startup = { configured, compiled: performance.now() };
-  const files = Promise.all([
-    siteFetch("engine.zip").then((r) => r.arrayBuffer()),
-    siteFetch("main.py").then((r) => r.text()),
-  ]);
+  mark("config");
+  // Earlier versions cached a snapshot of their own: the build's replaces it.
+  if (self.caches) self.caches.delete("koth-arena-python").catch(() => {});
+  // Every fetch at once; the bot Workers are created now and load their script meanwhile.
+  refillWarm();
+  const compiling = WebAssembly.compileStreaming(fetch(indexURL + "pyodide.asm.wasm"))
+    .then((module) => { mark("wasm compiled"); return module; }, () => null);
+  const glue = import(/* @vite-ignore */ indexURL + "pyodide.asm.mjs").then((m) => {
+    mark("glue loaded");
+    return m.default;
+  });
+  const stdlib = fetch(indexURL + "python_stdlib.zip").then(fetchBytes)
+    .then((bytes) => { mark("stdlib fetched"); return bytes; });
+  const lock = fetch(indexURL + "pyodide-lock.json").then((r) => r.json());
+  const engineZip = siteFetch("engine.zip").then(fetchBytes);
+  const mainText = siteFetch("main.py").then((r) => r.text());
+  const built = fetchBuiltSnapshot(config.snapshot);
+
+  // Each Worker compiling its own copy is the fallback, as Pyodide does by default.
+  wasmModule = await compiling;
+  if (wasmModule) useCompiledModule(wasmModule);
+  const [stdlibBytes, lockJson, zip, mainSource, builtSnapshot] = await Promise.all(
+    [stdlib, lock, engineZip, mainText, built]);
   // A bot Worker may fetch nothing (its Content-Security-Policy): it gets these bytes.
-  const forBots = Promise.all([
-    fetch(indexURL + "python_stdlib.zip").then((r) => r.arrayBuffer()),
-    fetch(indexURL + "pyodide-lock.json").then((r) => r.json()),
-  ]);
-  const { snapshotDigest } = await pageInit;
-  const cached = await loadSnapshot(config.buildId, snapshotDigest);
-  let fresh = false;
-  if (cached) {
+  botFiles = { "python_stdlib.zip": stdlibBytes, "engine.zip": zip };
+  lockFile = lockJson;
+  answerFetches({ "python_stdlib.zip": stdlibBytes });
+  if (builtSnapshot) {
+    snapshot = builtSnapshot;
+    if (!self.EXPERIMENT_LATE_BOTS) resolveBotInit(); // the bots start beside this Worker's own Python
+  }
+  const createModule = await glue;
+  const options = { indexURL, lockFileContents: lockJson, createPyodideModule: createModule };
+  if (builtSnapshot) {
     try {
-      pyodide = await loadPyodide({ indexURL, _loadSnapshot: cached });
-      snapshot = cached;
+      pyodide = await loadPyodide({ ...options, _loadSnapshot: builtSnapshot,
+        createPyodideModule: restoringSparse(createModule, builtSnapshot) });
+      pyodide._api.config._loadSnapshot = null;
     } catch (err) {
-      pyodide = null;
+      pyodide = null; // e.g. a snapshot of another Pyodide (a build with --pyodide-cdn)
     }
   }
-  if (!pyodide) {
-    pyodide = await loadPyodide({ indexURL, _makeSnapshot: true });
-    fresh = true;
-  }
-  startup.python = performance.now();
-  startup.fromSnapshot = !fresh;
+  startup.fromSnapshot = pyodide !== null;
+  if (self.EXPERIMENT_LATE_BOTS) resolveBotInit();
+  if (!pyodide) pyodide = await loadPyodide({ ...options, _makeSnapshot: true });
+  mark("python");
   status("loading", "Loading the engine…", 0.4);
-  const [zip, mainSource] = await files;
-  const [stdlib, lock] = await forBots;
-  botFiles = { "python_stdlib.zip": stdlib, "engine.zip": zip };
-  lockFile = lock;
   pyodide.unpackArchive(zip, "zip", { extractDir: "/home/pyodide" });
-  pyodide.runPython(`import sys\nif '/home/pyodide' not in sys.path: sys.path.insert(0, '/home/pyodide')\n${PRELOAD}`);
-  if (fresh) {
+  pyodide.FS.writeFile("/home/pyodide/arena_main.py", mainSource);
+  if (!startup.fromSnapshot) {
+    pyodide.runPython(PRELOAD);
     try {
       // The bots start from a copy of this interpreter's memory, engine imported: in a
       // fraction of a Pyodide start. Taken before any JavaScript is wired into it.
-      snapshot = pyodide.makeMemorySnapshot();
+      snapshot = toShared(sparseSnapshot(pyodide.makeMemorySnapshot()).bytes);
     } catch (err) {
       snapshot = null; // each bot Worker starts Pyodide from scratch instead
     }
+    mark("snapshot made");
+    resolveBotInit();
   }
   pyodide.runPython("import random\nrandom.seed()"); // a snapshot copies the generator's state
+  mark("engine unpacked");
   // A fatal error leaves this Pyodide unusable: the page replaces this Worker.
   pyodide._api.on_fatal = (err) => {
     self.postMessage({ type: "fatal", run: activeRun ? activeRun.id : null, message: String(err).slice(0, 300) });
   };
-  startup.snapshot = performance.now();
-  refillWarm(2);
   pyodide.registerJsModule("arena_bridge", bridge);
-  pyodide.FS.writeFile("/home/pyodide/arena_main.py", mainSource);
   const main = pyodide.pyimport("arena_main");
+  mark("controller imported");
   controller = main.controller;
   verifyReplayPy = main.verify_replay;
   checkChallengePy = main.check_challenge;
@@ -861,7 +941,7 @@ async function start() {
   tournamentReplayPy = main.tournament_replay;
   loadGamePy = main.load_game;
   const games = JSON.parse(main.games_json());
-  startup.engine = performance.now();
+  mark("engine");
   status("loading", "Starting the bots' Python…", 0.6);
   let done = 0;
   const first = warm.slice(0, 2).map((bot) => bot.ready);
@@ -870,18 +950,12 @@ async function start() {
     status("loading", `Starting the bots' Python… (${done}/2)`, 0.6 + 0.2 * done);
   }));
   const bots = await Promise.all(first);
-  startup.bots = performance.now();
-  startup.botStarts = bots.map((bot) => bot.readyMs);
-  refillWarm(); // the spare starts once the first two no longer compete for the CPU
+  mark("bots");
+  startup.bots = bots.map((bot) => bot.startup);
   status("ready", scriptBots ? "Ready." : "Ready. This browser lacks JavaScript Promise Integration "
     + "(JSPI): script bots that read input() through a whole game (stream mode) cannot run; "
     + "function bots work.", 1,
   { games, jspi: scriptBots, isolated, startup });
-  if (fresh && snapshot) {
-    storeSnapshot(config.buildId, snapshot).then((stored) => {
-      if (stored) self.postMessage({ type: "snapshot", ...stored });
-    });
-  }
   const runs = queuedRuns;
   queuedRuns = [];
   runs.forEach((r) => (r.type === "tournament" ? startTournament(r) : startRun(r)));
@@ -999,7 +1073,7 @@ self.onmessage = (event) => {
       stopFlag = data.stopFlag;
     }
     if (data.siteFiles && typeof data.siteFiles === "object") siteFiles = data.siteFiles;
-    resolvePageInit({ snapshotDigest: data.snapshotDigest || null });
+    resolvePageInit();
   } else if (data.type === "run") {
     if (controller) startRun(data);
     else queuedRuns.push(data);

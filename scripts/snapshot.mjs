@@ -1,0 +1,44 @@
+// The page's Python memory snapshot, made at build time (scripts/build.py runs this):
+//
+//     node scripts/snapshot.mjs SITE_DIR
+//
+// Boots the Pyodide of node_modules under Node, unpacks SITE_DIR/engine.zip and main.py as the
+// page's controller does, runs web/preload.py (the bot host, the games, the controller's
+// imports) and writes SITE_DIR/python-snapshot.bin in the page's sparse format
+// (web/src/sparse_snapshot.js: the memory pages that are all zero are left out). The page's
+// controller and bot Workers start from it instead of booting Python (docs/architecture.md).
+// Prints one JSON line: {bytes, memoryBytes, pages, bootMs, preloadMs}.
+import { readFileSync, writeFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { loadPyodide } from "pyodide";
+import { sparseSnapshot } from "../web/src/sparse_snapshot.js";
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
+const site = process.argv[2];
+if (!site) {
+  console.error("usage: node scripts/snapshot.mjs SITE_DIR");
+  process.exit(2);
+}
+
+const began = performance.now();
+// The environment the page's Python sees (none of Node's variables end up in the snapshot).
+const pyodide = await loadPyodide({
+  indexURL: join(root, "node_modules", "pyodide") + "/",
+  _makeSnapshot: true,
+  env: { HOME: "/home/pyodide" },
+  stdout: () => {},
+  stderr: (line) => console.error(line),
+});
+const booted = performance.now();
+pyodide.unpackArchive(new Uint8Array(readFileSync(join(site, "engine.zip"))), "zip",
+  { extractDir: "/home/pyodide" });
+pyodide.FS.writeFile("/home/pyodide/arena_main.py", readFileSync(join(site, "main.py"), "utf8"));
+pyodide.runPython(readFileSync(join(root, "web", "preload.py"), "utf8"));
+const preloaded = performance.now();
+const sparse = sparseSnapshot(pyodide.makeMemorySnapshot());
+writeFileSync(join(site, "python-snapshot.bin"), sparse.bytes);
+console.log(JSON.stringify({
+  bytes: sparse.bytes.length, memoryBytes: sparse.memoryBytes, pages: sparse.pages,
+  bootMs: Math.round(booted - began), preloadMs: Math.round(preloaded - booted),
+}));
