@@ -36,9 +36,10 @@ DEFAULT_OUT = "build/site"
 BUNDLES = [
     ("web/src/boot.js", "boot.js", True),
     ("web/src/app.js", "app.js", True),
-    ("web/src/controller_worker.js", "controller_worker.js", False),
     ("web/src/bot_worker.js", "bot_worker.js", False),
 ]
+# Bundled last, with config.json written into it (SITE_CONFIG): its fetches start at once.
+CONTROLLER_BUNDLE = ("web/src/controller_worker.js", "controller_worker.js")
 STATIC_FILES = ["web/index.html", "web/style.css", "web/main.py"]
 # Files of node_modules/pyodide/ that loadPyodide may fetch (any version layout).
 PYODIDE_SUFFIXES = (".js", ".mjs", ".wasm", ".zip")
@@ -139,9 +140,10 @@ def ensure_node_modules():
         raise BuildError("npm ci failed:\n" + r.stdout[-4000:])
 
 
-def bundle(src: Path, dest: Path):
+def bundle(src: Path, dest: Path, defines: dict[str, str] | None = None):
     esbuild = ROOT / "node_modules" / ".bin" / "esbuild"
     cmd = [str(esbuild), str(src), "--bundle", "--format=esm", "--minify",
+           *(f"--define:{name}={value}" for name, value in (defines or {}).items()),
            "--platform=browser", "--target=es2022",
            # pyodide.mjs imports node builtins (and ws) only on its Node.js code path
            "--external:node:*", "--external:ws",
@@ -278,7 +280,7 @@ def write_snapshot(out: Path) -> dict:
     if node is None:
         raise BuildError("node not found on PATH (needed to make the Python snapshot)")
     r = subprocess.run([node, str(ROOT / "scripts" / "snapshot.mjs"), str(out)], cwd=ROOT,
-                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                       capture_output=True, text=True)
     if r.returncode != 0:
         raise BuildError(f"making the Python snapshot failed:\n{(r.stderr or r.stdout)[-4000:]}")
     made = json.loads(r.stdout.strip().splitlines()[-1])
@@ -356,11 +358,14 @@ def build(out_dir: str = DEFAULT_OUT, pyodide_cdn: str | None = None) -> Path:
         step("python snapshot: skipped (--pyodide-cdn: Python boots in the page)")
     else:
         snapshot = write_snapshot(out)
-        config["snapshot"] = {k: snapshot[k] for k in ("file", "bytes", "integrity")}
+        config["snapshot"] = {k: snapshot[k] for k in ("file", "bytes", "integrity", "memoryBytes")}
         step(f"wrote {SNAPSHOT_FILE} ({human(snapshot['bytes'])}: the non-zero pages of "
              f"{human(snapshot['memoryBytes'])} of memory; imports took {snapshot['preloadMs']} ms)")
     (out / "config.json").write_text(json.dumps(config) + "\n")
     step(f"wrote config.json (pyodideIndexURL {index_url}, buildId {build_id})")
+    src, name = CONTROLLER_BUNDLE
+    bundle(ROOT / src, out / name, {"SITE_CONFIG": json.dumps(config)})
+    step(f"bundled {src} -> {name} ({human((out / name).stat().st_size)}), config.json in it")
     step(f"done: {out} ({human(dir_size(out))} total)")
     return out
 

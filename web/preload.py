@@ -3,12 +3,13 @@
 The snapshot is made once, at build time (``scripts/snapshot.mjs``, under Node), or by the
 controller Worker where the site has none (a Stack Snippet): the controller and every bot
 Worker start from it, so none of them imports these modules again. It holds the bot host,
-every game's wire as the registry finds them, and what the controller (``web/main.py``,
-imported here as ``arena_main``) imports, including what it imports on first use.
+every game's wire as the registry finds them, and the controller (``web/main.py``, imported
+here as ``arena_main``) with what it imports, including what it imports on first use.
 
-``arena_main`` needs the controller's JavaScript bridge (``arena_bridge``), which no snapshot
-may hold: it is imported against a stand-in and then forgotten, so the controller imports it
-afresh (its own module body only) once the real bridge is registered.
+``arena_main`` talks to JavaScript through ``arena_bridge``, which the controller Worker
+registers and no snapshot may hold: it is imported here against an empty stand-in, which is
+then forgotten; the controller Worker points ``arena_main.arena_bridge`` at the real one. In a
+bot Worker, ``arena_main`` stays as it is here, with nothing to reach.
 """
 
 import sys
@@ -33,8 +34,7 @@ def _preload() -> None:
     try:
         import arena_main  # noqa: F401
     finally:
-        sys.modules.pop("arena_main", None)
-        sys.modules.pop("arena_bridge", None)
+        del sys.modules["arena_bridge"]
 
 
 _preload()

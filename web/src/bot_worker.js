@@ -2,7 +2,9 @@
 // native controller runs in a subprocess). Only the controller worker talks to it.
 //
 // Controller -> bot:  {type: "init", indexURL, interruptBuffer?, wasmModule?, channels?,
-//                      snapshot?, files: {NAME: ArrayBuffer}, lockFile}
+//                      snapshot?, memoryBytes?, files: {NAME: ArrayBuffer}, lockFile}
+//                     {type: "snapshot", snapshot}     (the snapshot init announced with
+//                                                       memoryBytes: Python starts meanwhile)
 //                     {type: "serve"}                  (sync mode: you have a bot now)
 //                     {type: "req", id, json, port}    (a host request, JSON text, and the
 //                                                       MessagePort its reply goes to)
@@ -27,7 +29,7 @@ import { loadPyodide } from "pyodide";
 import createPyodideModule from "pyodide/pyodide.asm.mjs";
 import { Channel, ChannelOverflow } from "./sync_channel.js";
 import { answerFetches, useCompiledModule } from "./shared_wasm.js";
-import { isSparseSnapshot, restoringSparse } from "./sparse_snapshot.js";
+import { SNAPSHOT_TO_COME, isSparseSnapshot, restoringSparse, snapshotMemoryBytes } from "./sparse_snapshot.js";
 
 // Captured before any bot code runs: the bot can no longer reach these on the global.
 const postToController = self.postMessage.bind(self);
@@ -162,21 +164,34 @@ function withholdFromBots() {
 // Each start-up step's end, in this Worker's clock (the controller reports them).
 const startup = { timeOrigin: performance.timeOrigin, marks: { script: performance.now() } };
 
-async function init({ indexURL, interruptBuffer, wasmModule, channels, snapshot, files, lockFile }) {
+// The snapshot init announced, when it comes ({bytes}: emptied once Python is restored, so
+// that this Worker's copy can be freed).
+let resolveSnapshot = null;
+const snapshotToCome = new Promise((resolve) => { resolveSnapshot = resolve; });
+const comingSnapshot = { bytes: null };
+
+async function init({ indexURL, interruptBuffer, wasmModule, channels, snapshot, memoryBytes, files, lockFile }) {
   startup.marks.init = performance.now();
   // Everything Pyodide fetches while it starts comes in this message: this Worker may not
   // fetch anything itself.
   answerFetches(files || {});
   if (wasmModule instanceof WebAssembly.Module) useCompiledModule(wasmModule);
   // From the snapshot (web/preload.py imported) when there is one: only its non-zero pages
-  // are copied into this Worker's memory (sparse_snapshot.js).
+  // are copied into this Worker's memory (sparse_snapshot.js). One announced by its size
+  // is given later: Python is set up meanwhile.
   const options = { indexURL, createPyodideModule, lockFileContents: lockFile };
-  if (isSparseSnapshot(snapshot)) {
-    options._loadSnapshot = snapshot;
-    options.createPyodideModule = restoringSparse(createPyodideModule, snapshot);
+  const coming = Number.isInteger(memoryBytes) && memoryBytes > 0;
+  if (coming || isSparseSnapshot(snapshot)) {
+    options._loadSnapshot = SNAPSHOT_TO_COME;
+    options.createPyodideModule = restoringSparse(createPyodideModule,
+      coming ? snapshotToCome.then(() => comingSnapshot.bytes) : snapshot,
+      coming ? memoryBytes : snapshotMemoryBytes(snapshot));
   }
   const pyodide = await loadPyodide(options);
-  pyodide._api.config._loadSnapshot = null; // a copy, where memory is not shared: let it go
+  // this Worker's copy of the snapshot is in its memory now: nothing keeps it
+  comingSnapshot.bytes = null;
+  pyodide._api.config._loadSnapshot = null;
+  pyodide._api.config.createPyodideModule = null;
   startup.marks.python = performance.now();
   if (interruptBuffer) pyodide.setInterruptBuffer(interruptBuffer);
   pyodide.unpackArchive(files["engine.zip"], "zip", { extractDir: "/home/pyodide" });
@@ -260,6 +275,10 @@ self.addEventListener("message", (event) => {
     setTimeout(serveNow, 0);
   } else if (data.type === "init") {
     init(data).catch(failed);
+  } else if (data.type === "snapshot") {
+    startup.marks.snapshot = performance.now();
+    if (comingSnapshot.bytes === null) comingSnapshot.bytes = data.snapshot;
+    resolveSnapshot();
   } else if (data.type === "req" && data.port instanceof MessagePort) {
     onRequest(data, data.port);
   }

@@ -5,7 +5,7 @@
 import { loadPyodide } from "pyodide";
 import { Channel, ChannelOverflow, newChannelBuffer } from "./sync_channel.js";
 import { answerFetches, useCompiledModule } from "./shared_wasm.js";
-import { restoringSparse, sparseSnapshot } from "./sparse_snapshot.js";
+import { SNAPSHOT_TO_COME, restoringSparse, sparseSnapshot } from "./sparse_snapshot.js";
 import { startModuleWorker } from "./embedded_worker.js";
 import PRELOAD from "../preload.py";
 
@@ -31,13 +31,17 @@ let stopFlag = null;
 let activeRun = null; // the run going on (a RunStop)
 let wasmModule = null; // Pyodide's WebAssembly, compiled once and shared with every bot Worker
 // The Python memory every bot Worker starts from (web/preload.py imported; sparse_snapshot.js
-// format): the build's (config.json), or this Worker's own where the site has none. Shared
-// memory where the page is cross-origin isolated: one copy for all the Workers.
+// format): the build's (config.json), or this Worker's own where the site has none. Each bot
+// Worker gets a copy of its own, never shared memory: a bot that could write to the snapshot
+// could change the Python of every bot Worker started after it.
 let snapshot = null;
+let snapshotMemoryBytes = 0; // of the build's snapshot, while it is on its way
 let resolveBotInit = null;
-// What a bot Worker needs to start, once it is all here: bot Workers are created at once and
-// fetch their script meanwhile.
+// When a bot Worker may be sent its init message: bot Workers are created at once and fetch
+// their script meanwhile, and set up their Python while the snapshot is on its way.
 const botInit = new Promise((resolve) => { resolveBotInit = resolve; });
+let resolveSnapshot = null;
+const snapshotKnown = new Promise((resolve) => { resolveSnapshot = resolve; });
 let pyodide = null;
 let controller = null;
 const warm = []; // BotWorkers starting or ready, not yet given to a bot
@@ -121,10 +125,14 @@ class BotWorker {
     });
     botInit.then(() => {
       if (this.dead) return;
-      this.worker.postMessage({
-        type: "init", indexURL, interruptBuffer: this.interrupt, wasmModule, channels, snapshot,
-        files: botFiles, lockFile,
-      });
+      const init = { type: "init", indexURL, interruptBuffer: this.interrupt, wasmModule, channels,
+        files: botFiles, lockFile };
+      if (!snapshot && snapshotMemoryBytes) {
+        this.worker.postMessage({ ...init, memoryBytes: snapshotMemoryBytes });
+        snapshotKnown.then((bytes) => { if (!this.dead) this.worker.postMessage({ type: "snapshot", snapshot: bytes }); });
+      } else {
+        this.worker.postMessage({ ...init, snapshot });
+      }
     });
   }
 
@@ -820,32 +828,16 @@ async function fetchBytes(response) {
   return response.arrayBuffer();
 }
 
-// The build's snapshot (config.json "snapshot": {file, integrity, bytes}), checked by its
-// SHA-256 (Subresource Integrity: the browser refuses a body that does not match), or null.
-// Cross-origin isolated, it is read into shared memory, which every bot Worker gets
-// without a copy.
+// The build's snapshot (config.json "snapshot": {file, integrity, bytes, memoryBytes}),
+// checked by its SHA-256 (Subresource Integrity: the browser refuses a body that does not
+// match), or null. Read whole: the network stack assembles it, not this thread, which is
+// setting up Python meanwhile.
 async function fetchBuiltSnapshot(entry) {
-  if (!entry || typeof entry.file !== "string" || typeof entry.integrity !== "string") return null;
+  if (!entry) return null;
   try {
     const response = await siteFetch(entry.file, { integrity: entry.integrity });
     if (!response.ok) return null;
-    let bytes;
-    const size = Number(entry.bytes);
-    if (isolated && Number.isInteger(size) && size > 0) {
-      bytes = new Uint8Array(new SharedArrayBuffer(size));
-      let at = 0;
-      const reader = response.body.getReader();
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        if (at + value.length > size) throw new Error("the snapshot is longer than config.json says");
-        bytes.set(value, at);
-        at += value.length;
-      }
-      if (at !== size) throw new Error("the snapshot is shorter than config.json says");
-    } else {
-      bytes = new Uint8Array(await response.arrayBuffer());
-    }
+    const bytes = new Uint8Array(await response.arrayBuffer());
     mark("snapshot fetched");
     return bytes;
   } catch (err) {
@@ -853,16 +845,26 @@ async function fetchBuiltSnapshot(entry) {
   }
 }
 
-function toShared(bytes) {
-  if (!isolated) return bytes;
-  const shared = new Uint8Array(new SharedArrayBuffer(bytes.length));
-  shared.set(bytes);
-  return shared;
+// The site's config.json, as scripts/build.py wrote it into this script (SITE_CONFIG, one
+// fetch less before any other can start), or the one the page gives (a Stack Snippet).
+async function siteConfig() {
+  await pageInit;
+  if (siteFiles && siteFiles["config.json"] instanceof Blob) return JSON.parse(await siteFiles["config.json"].text());
+  // eslint-disable-next-line no-undef
+  if (typeof SITE_CONFIG === "object" && SITE_CONFIG) return SITE_CONFIG;
+  return (await siteFetch("config.json")).json();
+}
+
+// The build's snapshot entry if it is one this Worker can use.
+function builtSnapshotEntry(entry) {
+  const ok = entry && typeof entry.file === "string" && typeof entry.integrity === "string"
+    && Number.isInteger(entry.memoryBytes) && entry.memoryBytes > 0;
+  return ok ? entry : null;
 }
 
 async function start() {
   status("loading", "Loading Python (Pyodide)…", 0.05);
-  const config = await (await siteFetch("config.json")).json();
+  const config = await siteConfig();
   indexURL = new URL(config.pyodideIndexURL, self.location.href).href;
   mark("config");
   // Earlier versions cached a snapshot of their own: the build's replaces it.
@@ -880,34 +882,39 @@ async function start() {
   const lock = fetch(indexURL + "pyodide-lock.json").then((r) => r.json());
   const engineZip = siteFetch("engine.zip").then(fetchBytes);
   const mainText = siteFetch("main.py").then((r) => r.text());
-  const built = fetchBuiltSnapshot(config.snapshot);
+  const entry = builtSnapshotEntry(config.snapshot);
+  const built = fetchBuiltSnapshot(entry);
 
   // Each Worker compiling its own copy is the fallback, as Pyodide does by default.
   wasmModule = await compiling;
   if (wasmModule) useCompiledModule(wasmModule);
-  const [stdlibBytes, lockJson, zip, mainSource, builtSnapshot] = await Promise.all(
-    [stdlib, lock, engineZip, mainText, built]);
+  const [stdlibBytes, lockJson, zip, mainSource] = await Promise.all([stdlib, lock, engineZip, mainText]);
   // A bot Worker may fetch nothing (its Content-Security-Policy): it gets these bytes.
   botFiles = { "python_stdlib.zip": stdlibBytes, "engine.zip": zip };
   lockFile = lockJson;
   answerFetches({ "python_stdlib.zip": stdlibBytes });
-  if (builtSnapshot) {
-    snapshot = builtSnapshot;
-    if (!self.EXPERIMENT_LATE_BOTS) resolveBotInit(); // the bots start beside this Worker's own Python
+  // The bots set up their Python now, beside this Worker's; the snapshot follows.
+  if (entry) {
+    snapshotMemoryBytes = entry.memoryBytes;
+    resolveBotInit();
   }
   const createModule = await glue;
   const options = { indexURL, lockFileContents: lockJson, createPyodideModule: createModule };
-  if (builtSnapshot) {
+  if (entry) {
+    // The bots get it as soon as it is here and checked; should it not restore here after
+    // all, they are replaced (below).
+    built.then((bytes) => { if (bytes) resolveSnapshot(bytes); });
+    const bytes = built.then((b) => b || Promise.reject(new Error("no snapshot")));
     try {
-      pyodide = await loadPyodide({ ...options, _loadSnapshot: builtSnapshot,
-        createPyodideModule: restoringSparse(createModule, builtSnapshot) });
+      pyodide = await loadPyodide({ ...options, _loadSnapshot: SNAPSHOT_TO_COME,
+        createPyodideModule: restoringSparse(createModule, bytes, entry.memoryBytes) });
       pyodide._api.config._loadSnapshot = null;
+      snapshot = await built;
     } catch (err) {
       pyodide = null; // e.g. a snapshot of another Pyodide (a build with --pyodide-cdn)
     }
   }
   startup.fromSnapshot = pyodide !== null;
-  if (self.EXPERIMENT_LATE_BOTS) resolveBotInit();
   if (!pyodide) pyodide = await loadPyodide({ ...options, _makeSnapshot: true });
   mark("python");
   status("loading", "Loading the engine…", 0.4);
@@ -918,13 +925,18 @@ async function start() {
     try {
       // The bots start from a copy of this interpreter's memory, engine imported: in a
       // fraction of a Pyodide start. Taken before any JavaScript is wired into it.
-      snapshot = toShared(sparseSnapshot(pyodide.makeMemorySnapshot()).bytes);
+      snapshot = sparseSnapshot(pyodide.makeMemorySnapshot()).bytes;
     } catch (err) {
       snapshot = null; // each bot Worker starts Pyodide from scratch instead
     }
     mark("snapshot made");
+    snapshotMemoryBytes = 0;
+    // The bots started for the build's snapshot wait for it, or got one that does not restore.
+    warm.splice(0).forEach((bot) => bot.kill());
     resolveBotInit();
+    refillWarm();
   }
+  resolveSnapshot(snapshot);
   pyodide.runPython("import random\nrandom.seed()"); // a snapshot copies the generator's state
   mark("engine unpacked");
   // A fatal error leaves this Pyodide unusable: the page replaces this Worker.
@@ -932,6 +944,8 @@ async function start() {
     self.postMessage({ type: "fatal", run: activeRun ? activeRun.id : null, message: String(err).slice(0, 300) });
   };
   pyodide.registerJsModule("arena_bridge", bridge);
+  // arena_main is in the snapshot, imported against a stand-in bridge (web/preload.py)
+  pyodide.runPython("import arena_bridge, arena_main\narena_main.arena_bridge = arena_bridge");
   const main = pyodide.pyimport("arena_main");
   mark("controller imported");
   controller = main.controller;
@@ -1149,7 +1163,11 @@ function python2Request(data) {
 
 // A handle for tests and debugging (like the page's window.kothArena): only code running
 // in this Worker (and the browser's devtools) can reach it; bots run in other Workers.
-self.kothController = { runPython: (code) => pyodide.runPython(code) };
+// startBots(n) starts n more bot Workers now (scripts/bench_web measures their memory).
+self.kothController = {
+  runPython: (code) => pyodide.runPython(code),
+  startBots: (n) => refillWarm(warm.length + Math.max(0, Math.min(16, Number(n) || 0))),
+};
 
 start().catch((err) => {
   status("error", `Could not start Python: ${err}`, 0);

@@ -65,6 +65,13 @@ function readHeader(bytes) {
   if (magic !== MAGIC || page !== PAGE) throw new Error("not a sparse snapshot");
   const runsAt = HEADER_BYTES + prefixBytes;
   if (prefixBytes % 16 || runsAt + runCount * 8 > bytes.byteLength) throw new Error("the snapshot is cut short");
+  const runs = new Uint32Array(bytes.buffer, bytes.byteOffset + runsAt, runCount * 2);
+  let pages = 0;
+  for (let i = 0; i < runCount; i += 1) {
+    if ((runs[2 * i] + runs[2 * i + 1]) * PAGE > memoryBytes + PAGE - 1) throw new Error("the snapshot is damaged");
+    pages += runs[2 * i + 1];
+  }
+  if (runsAt + runCount * 8 + pages * PAGE !== bytes.byteLength) throw new Error("the snapshot is cut short");
   return { prefixBytes, memoryBytes, runCount, runsAt };
 }
 
@@ -78,39 +85,53 @@ export function isSparseSnapshot(bytes) {
   }
 }
 
+// A stand-in for loadPyodide's _loadSnapshot option: it only has to be there (restoringSparse
+// gives the real one).
+export const SNAPSHOT_TO_COME = new Uint8Array(16);
+
 // Wrap Pyodide's module factory (createPyodideModule) so that loadPyodide({_loadSnapshot:
-// sparse}) restores a sparse snapshot: the memory is sized for the whole snapshot, Pyodide
-// checks and reads its own header and state from the prefix, and only the non-zero pages are
-// copied in (a page that start-up wrote to and the snapshot has empty is cleared).
-export function restoringSparse(createModule, sparse) {
-  const { prefixBytes, memoryBytes, runCount, runsAt } = readHeader(sparse);
+// SNAPSHOT_TO_COME}) restores the sparse snapshot `snapshot` (or a promise of it): the module
+// is created (WebAssembly instantiated, the runtime set up) with `memoryBytes` of memory while
+// the snapshot may still be on its way; then Pyodide checks and reads its own header and state
+// from the prefix, and only the non-zero pages are copied in (a page that start-up wrote to
+// and the snapshot has empty is cleared).
+export function restoringSparse(createModule, snapshot, memoryBytes) {
   return async (settings) => {
-    settings.INITIAL_MEMORY = prefixBytes + memoryBytes; // as Pyodide sizes it for a whole snapshot
+    settings.INITIAL_MEMORY = memoryBytes;
     const module = await createModule(settings);
+    const sparse = await snapshot;
+    const header = readHeader(sparse);
     const restoreWhole = module.API.restoreSnapshot;
     module.API.restoreSnapshot = () => {
+      const { prefixBytes, runCount, runsAt } = header;
       // Pyodide's checks (magic, build id) and state, from its prefix with no memory after it
-      // (a copy: the snapshot may be in shared memory, which TextDecoder does not read)
       const state = restoreWhole(sparse.slice(HEADER_BYTES, HEADER_BYTES + prefixBytes));
+      if (module.HEAPU8.length < header.memoryBytes) module.growMemory(header.memoryBytes);
       const heap = module.HEAPU8;
       const words = module.HEAPU32;
-      if (heap.length < memoryBytes) throw new Error("the memory is smaller than the snapshot");
+      if (heap.length < header.memoryBytes) throw new Error("the memory is smaller than the snapshot");
       const runs = new Uint32Array(sparse.buffer, sparse.byteOffset + runsAt, runCount * 2);
       let at = runsAt + runCount * 8;
       let cleared = 0; // the first byte not yet known to match the snapshot
       for (let i = 0; i < runCount; i += 1) {
         const first = runs[2 * i] * PAGE;
-        const length = Math.min(runs[2 * i + 1] * PAGE, memoryBytes - first);
+        const length = Math.min(runs[2 * i + 1] * PAGE, header.memoryBytes - first);
         clearIfWritten(words, cleared, first);
         heap.set(sparse.subarray(at, at + length), first);
         at += runs[2 * i + 1] * PAGE;
         cleared = first + length;
       }
-      clearIfWritten(words, cleared, memoryBytes);
+      clearIfWritten(words, cleared, heap.length);
+      module.API.restoreSnapshot = restoreWhole; // and the snapshot is no longer held here
       return state;
     };
     return module;
   };
+}
+
+// The memory a sparse snapshot restores into, in bytes.
+export function snapshotMemoryBytes(sparse) {
+  return readHeader(sparse).memoryBytes;
 }
 
 // Zero the pages of bytes [from, to) (page-aligned) of the memory's words that are not all

@@ -1,0 +1,55 @@
+"""How the page's Python starts: every Worker from the memory snapshot the build made
+(scripts/snapshot.mjs), checked by its SHA-256; a snapshot that does not match is refused and
+Python boots the ordinary way, slower, with nothing else changed for the visitor."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+from conftest import _serve
+
+ATOMAS_FIRST = "def move(view):\n    return (0, False) if view.atom == '-' else 0\n"
+
+STARTUP = "() => performance.getEntriesByName('arena-ready')[0].detail"
+
+
+def test_every_worker_starts_from_the_build_snapshot(arena, site_dir):
+    config = json.loads((site_dir / "config.json").read_text())
+    assert config["snapshot"]["integrity"].startswith("sha256-")
+    startup = arena.page.evaluate(STARTUP)
+    assert startup["fromSnapshot"] is True
+    # the two bot Workers a match needs, each given the snapshot (not booted)
+    assert len(startup["bots"]) == 2
+    for bot in startup["bots"]:
+        assert {"init", "snapshot", "python", "host"} <= set(bot["marks"]), bot
+    arena.setup(game="atomas", games=2, seed=3, time_limit_ms=1000)
+    arena.set_bot(1, ATOMAS_FIRST, name="first")
+    arena.set_bot(2, ATOMAS_FIRST, name="second")
+    arena.run()
+    assert arena.result_row("first")[1] == "2", arena.result_row("first")
+
+
+@pytest.fixture(scope="module")
+def tampered_url(site_dir, tmp_path_factory):
+    """The site with one byte of its snapshot changed (a stale or damaged copy on a host)."""
+    copy = tmp_path_factory.mktemp("tampered") / "site"
+    shutil.copytree(site_dir, copy)
+    snapshot = copy / "python-snapshot.bin"
+    data = bytearray(snapshot.read_bytes())
+    data[len(data) // 2] ^= 0x5A
+    snapshot.write_bytes(bytes(data))
+    yield from _serve(copy, isolation=True)
+
+
+def test_a_snapshot_that_does_not_match_its_digest_is_never_run(open_arena, tampered_url):
+    arena = open_arena(tampered_url)
+    startup = arena.page.evaluate(STARTUP)
+    assert startup["fromSnapshot"] is False  # Python booted afresh instead
+    assert arena.status.inner_text().startswith("Ready")
+    arena.setup(game="atomas", games=1, seed=4, time_limit_ms=1000)
+    arena.set_bot(1, ATOMAS_FIRST, name="first")
+    arena.set_bot(2, ATOMAS_FIRST, name="second")
+    arena.run()
+    assert arena.result_row("second")[1] == "1", arena.result_row("second")
