@@ -11,16 +11,20 @@ docs/rules/*.html, copy the Pyodide runtime (unless --pyodide-cdn is given), wri
 engine.zip, python2.zip (fissix and appdirs at the versions pinned in pyproject.toml, for
 converting Python 2 answers in the controller Worker: from the installed distributions, or
 wheels `pip download`ed into build/cache/wheels when those are not the pinned versions) and
-config.json. Standard library only.
+config.json; last, precompressed siblings NAME.gz and NAME.br of every file that shrinks by
+10% or more (write_compressed; scripts/serve.py serves them with Content-Encoding).
+Standard library only (Brotli through Node's zlib).
 """
 from __future__ import annotations
 
 import argparse
+import gzip
 import hashlib
 import json
 import shutil
 import subprocess
 import sys
+import time
 import tomllib
 import zipfile
 from importlib import metadata
@@ -284,6 +288,94 @@ def human(n: int) -> str:
     return str(n)
 
 
+# Precompressed siblings (write_compressed): NAME.gz and NAME.br beside NAME, for hosts that
+# serve them with Content-Encoding (scripts/serve.py does). Zips are deflated already.
+COMPRESSIBLE_SUFFIXES = (".wasm", ".js", ".mjs", ".json", ".html", ".css", ".py", ".txt",
+                         ".md", ".map", ".svg", ".bin")
+SIBLING_SUFFIXES = (".gz", ".br")
+MIN_SAVING = 0.10  # a sibling smaller than 90% of its file is not worth a second copy
+# Files up to this size get the best settings (gzip 9, Brotli 11); bigger ones gzip 6 and
+# Brotli 9. Measured here: Brotli 11 takes 23 s on pyodide.asm.wasm (9.6 MB; 10: 13 s) for
+# 11% fewer bytes than 9 (1.6 s), 1.2 s on a 1 MB script for 12% fewer; gzip 9 takes 2.8 s
+# on a 31 MB memory snapshot for 1% fewer bytes than 6 (0.5 s).
+BEST_EFFORT_MAX_BYTES = 1024 * 1024
+# Compresses files with Brotli: stdin = JSON [[path, quality, max_bytes], ...]; writes
+# path + ".br" when the result is at most max_bytes; stdout = JSON [size or null, ...].
+# Runs the files at once on libuv's thread pool (every core).
+BROTLI_JS = r"""
+import { readFileSync } from "node:fs";
+import { readFile, writeFile } from "node:fs/promises";
+import { promisify } from "node:util";
+import { brotliCompress, constants } from "node:zlib";
+const compress = promisify(brotliCompress);
+const jobs = JSON.parse(readFileSync(0, "utf8"));
+const sizes = await Promise.all(jobs.map(async ([path, quality, maxBytes]) => {
+  const data = await readFile(path);
+  const packed = await compress(data, { params: {
+    [constants.BROTLI_PARAM_QUALITY]: quality,
+    [constants.BROTLI_PARAM_SIZE_HINT]: data.length } });
+  if (packed.length > maxBytes) return null;
+  await writeFile(path + ".br", packed);
+  return packed.length;
+}));
+process.stdout.write(JSON.stringify(sizes));
+"""
+
+
+def _is_sibling(f: Path) -> bool:
+    """NAME.gz / NAME.br where NAME is a file kind write_compressed compresses."""
+    return f.suffix in SIBLING_SUFFIXES and Path(f.stem).suffix in COMPRESSIBLE_SUFFIXES
+
+
+def write_compressed(out: Path) -> dict[str, int]:
+    """Write NAME.gz and NAME.br beside every compressible file of the site (each only when
+    it is at least MIN_SAVING smaller), after removing every sibling an earlier build left,
+    so a rebuild never keeps one of a file that changed or is gone. Returns the totals over
+    the compressible files: bytes as they are, and as a gzip / Brotli client fetches them."""
+    start = time.perf_counter()
+    for f in out.rglob("*"):
+        if f.is_file() and _is_sibling(f):
+            f.unlink()
+    files = sorted(f for f in out.rglob("*")
+                   if f.is_file() and f.suffix in COMPRESSIBLE_SUFFIXES)
+    sizes = [f.stat().st_size for f in files]
+    node = shutil.which("node")
+    if node is None:
+        raise BuildError("node not found on PATH (needed for Brotli)")
+    jobs = [[str(f), 11 if size <= BEST_EFFORT_MAX_BYTES else 9, int(size * (1 - MIN_SAVING))]
+            for f, size in zip(files, sizes, strict=True)]
+    brotli = subprocess.Popen([node, "--input-type=module", "-e", BROTLI_JS], cwd=ROOT,
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True)
+    # gzip here while Node runs Brotli: the two share the cores.
+    gzip_sizes = []
+    for f, size in zip(files, sizes, strict=True):
+        packed = gzip.compress(f.read_bytes(), mtime=0,
+                               compresslevel=9 if size <= BEST_EFFORT_MAX_BYTES else 6)
+        if len(packed) <= size * (1 - MIN_SAVING):
+            f.with_name(f.name + ".gz").write_bytes(packed)
+            gzip_sizes.append(len(packed))
+        else:
+            gzip_sizes.append(None)
+    stdout, stderr = brotli.communicate(json.dumps(jobs))
+    if brotli.returncode != 0:
+        raise BuildError(f"Brotli compression failed:\n{stderr[-4000:]}")
+    br_sizes = json.loads(stdout)
+    totals = {
+        "files": len(files),
+        "bytes": sum(sizes),
+        "gzip": sum(z if z is not None else s for z, s in zip(gzip_sizes, sizes, strict=True)),
+        "br": sum(b if b is not None else s for b, s in zip(br_sizes, sizes, strict=True)),
+        "gz_written": sum(z is not None for z in gzip_sizes),
+        "br_written": sum(b is not None for b in br_sizes),
+    }
+    step(f"compressed {totals['files']} files ({totals['gz_written']} .gz, "
+         f"{totals['br_written']} .br written): {human(totals['bytes'])} -> gzip "
+         f"{human(totals['gzip'])}, Brotli {human(totals['br'])} "
+         f"in {time.perf_counter() - start:.1f} s")
+    return totals
+
+
 def build(out_dir: str = DEFAULT_OUT, pyodide_cdn: str | None = None) -> Path:
     out = Path(out_dir)
     if not out.is_absolute():
@@ -326,6 +418,7 @@ def build(out_dir: str = DEFAULT_OUT, pyodide_cdn: str | None = None) -> Path:
     config = {"pyodideIndexURL": index_url, "buildId": build_id}
     (out / "config.json").write_text(json.dumps(config) + "\n")
     step(f"wrote config.json (pyodideIndexURL {index_url}, buildId {build_id})")
+    write_compressed(out)  # last: compresses whatever the steps above wrote
     step(f"done: {out} ({human(dir_size(out))} total)")
     return out
 
