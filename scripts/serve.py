@@ -2,15 +2,15 @@
 """Build and serve the KotH Arena static site.
 
     python scripts/serve.py [--port 8000] [--host 127.0.0.1] [--no-isolation] [--no-csp]
-                            [--no-build] [--out build/site]
+                            [--no-compression] [--no-build] [--out build/site]
 
 Serves with cross-origin isolation headers (COOP/COEP/CORP) unless --no-isolation, so that
 bots can be interrupted (SharedArrayBuffer), and with a Content-Security-Policy per file
 unless --no-csp (content_security_policy() below: the page reaches only its own origin,
 a bot Worker nothing at all), and serves a file's precompressed sibling NAME.br or NAME.gz
-(written by build.py) with Content-Encoding when the request accepts it. Importable without
-side effects: tests use serve_in_thread(directory, port=0, isolation=True, csp=True) ->
-(server, url).
+(written by build.py) with Content-Encoding when the request accepts it, unless
+--no-compression. Importable without side effects: tests use
+serve_in_thread(directory, port=0, isolation=True, csp=True, compression=True) -> (server, url).
 """
 from __future__ import annotations
 
@@ -133,6 +133,7 @@ class ArenaHandler(SimpleHTTPRequestHandler):
     isolation = True
     csp = True
     pyodide_origin = ""
+    compression = True
     varies = False  # this response depends on Accept-Encoding (the file has a sibling)
 
     def end_headers(self):
@@ -153,7 +154,7 @@ class ArenaHandler(SimpleHTTPRequestHandler):
         sibling (the original's type and date, the sibling's bytes); anything else as
         SimpleHTTPRequestHandler answers it (redirects, listings, 404s, Range ignored)."""
         self.varies = False
-        path = self._file_path()
+        path = self._file_path() if self.compression else None
         siblings = self._fresh_siblings(path) if path else {}
         self.varies = bool(siblings)
         coding = choose_coding(self.headers.get("Accept-Encoding"), siblings)
@@ -251,9 +252,10 @@ class ArenaServer(ThreadingHTTPServer):
         super().handle_error(request, client_address)
 
 
-def make_server(directory, host="127.0.0.1", port=0, isolation=True, csp=True):
+def make_server(directory, host="127.0.0.1", port=0, isolation=True, csp=True, compression=True):
     handler = type("Handler", (ArenaHandler,), {
-        "isolation": bool(isolation), "csp": bool(csp), "pyodide_origin": pyodide_origin(directory)})
+        "isolation": bool(isolation), "csp": bool(csp), "compression": bool(compression),
+        "pyodide_origin": pyodide_origin(directory)})
     handler = functools.partial(handler, directory=str(directory))
     server = ArenaServer((host, port), handler)
     server.daemon_threads = True
@@ -267,10 +269,12 @@ def server_url(server) -> str:
     return f"http://{host}:{port}/"
 
 
-def serve_in_thread(directory, port=0, isolation=True, host="127.0.0.1", csp=True):
+def serve_in_thread(directory, port=0, isolation=True, host="127.0.0.1", csp=True,
+                    compression=True):
     """Serve `directory` in a daemon thread. Returns (server, url); stop with
     server.shutdown(); server.server_close()."""
-    server = make_server(directory, host=host, port=port, isolation=isolation, csp=csp)
+    server = make_server(directory, host=host, port=port, isolation=isolation, csp=csp,
+                         compression=compression)
     t = threading.Thread(target=server.serve_forever, name="koth-arena-serve", daemon=True)
     t.start()
     return server, server_url(server)
@@ -299,6 +303,9 @@ def main(argv=None) -> int:
     p.add_argument("--no-csp", action="store_true",
                    help="do not send Content-Security-Policy headers (as a static host "
                         "that cannot set headers)")
+    p.add_argument("--no-compression", action="store_true",
+                   help="never send the build's precompressed NAME.br / NAME.gz (as a host "
+                        "that ignores them)")
     p.add_argument("--no-build", action="store_true", help="serve the existing build")
     p.add_argument("--out", default="build/site", help="site directory (default build/site)")
     p.add_argument("--pyodide-cdn", default=None, metavar="URL")
@@ -322,7 +329,8 @@ def main(argv=None) -> int:
         return 1
     try:
         server = make_server(out, host=args.host, port=args.port,
-                             isolation=not args.no_isolation, csp=not args.no_csp)
+                             isolation=not args.no_isolation, csp=not args.no_csp,
+                             compression=not args.no_compression)
     except OSError as e:
         print(f"serve.py: error: cannot listen on {args.host}:{args.port}: {e}",
               file=sys.stderr)

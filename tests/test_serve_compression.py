@@ -294,3 +294,18 @@ def test_write_compressed_writes_siblings_that_pay_and_removes_stale_ones(tmp_pa
                               "docs/rules.html.gz"]
     assert build.write_compressed(tmp_path) == totals
     assert siblings() == before
+
+
+def test_no_compression_serves_every_file_as_it_is(site):
+    """serve.py --no-compression: as a host that ignores the siblings."""
+    server, _ = serve.serve_in_thread(site, port=0, compression=False)
+    try:
+        status, headers, body = fetch(server, "/pyodide/pyodide.asm.wasm", "br, gzip")
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert status == 200
+    assert headers["Content-Encoding"] is None
+    assert headers["Vary"] is None
+    assert headers["Content-Type"] == "application/wasm"
+    assert body == (site / "pyodide" / "pyodide.asm.wasm").read_bytes()
