@@ -21,6 +21,7 @@ import argparse
 import gzip
 import hashlib
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -361,6 +362,13 @@ def write_compressed(out: Path) -> dict[str, int]:
     if brotli.returncode != 0:
         raise BuildError(f"Brotli compression failed:\n{stderr[-4000:]}")
     br_sizes = json.loads(stdout)
+    # A sibling carries its file's date (nginx's gzip_static asks for it; serve.py sends a
+    # sibling only while it is not older than its file).
+    for f, gz, br in zip(files, gzip_sizes, br_sizes, strict=True):
+        stat = f.stat()
+        for suffix, size in ((".gz", gz), (".br", br)):
+            if size is not None:
+                os.utime(f.with_name(f.name + suffix), ns=(stat.st_atime_ns, stat.st_mtime_ns))
     totals = {
         "files": len(files),
         "bytes": sum(sizes),

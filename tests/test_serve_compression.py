@@ -309,3 +309,11 @@ def test_no_compression_serves_every_file_as_it_is(site):
     assert headers["Vary"] is None
     assert headers["Content-Type"] == "application/wasm"
     assert body == (site / "pyodide" / "pyodide.asm.wasm").read_bytes()
+
+
+@needs_node
+def test_siblings_carry_their_files_date(site):
+    for name in ("app.js", "index.html", "pyodide/pyodide.asm.wasm"):
+        mtime = (site / name).stat().st_mtime_ns
+        assert (site / f"{name}.gz").stat().st_mtime_ns == mtime
+        assert (site / f"{name}.br").stat().st_mtime_ns == mtime
