@@ -31,7 +31,8 @@ def _load_script(name: str):
 build = _load_script("build")
 serve = _load_script("serve")
 
-needs_node = pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+NODE = shutil.which("node")  # resolved once: a test runs a build with no PATH
+needs_node = pytest.mark.skipif(NODE is None, reason="node is not installed")
 
 
 def _script(n_lines: int, seed: int = 0) -> bytes:
@@ -46,7 +47,7 @@ def _script(n_lines: int, seed: int = 0) -> bytes:
 def _brotli_decompress(path: Path) -> bytes:
     """Node's zlib decodes Brotli (Python's standard library has none)."""
     done = subprocess.run(
-        ["node", "-e", "process.stdout.write(require('zlib').brotliDecompressSync("
+        [NODE, "-e", "process.stdout.write(require('zlib').brotliDecompressSync("
                        "require('fs').readFileSync(process.argv[1])))", str(path)],
         capture_output=True, check=True, timeout=60)
     return done.stdout
@@ -64,7 +65,7 @@ def site(tmp_path_factory) -> Path:
     (out / "pyodide" / "pyodide.asm.wasm").write_bytes(b"\0asm\1\0\0\0" + _script(2000, 3))
     (out / "config.json").write_text('{"pyodideIndexURL": "./pyodide/"}\n')
     if shutil.which("node"):
-        build.write_compressed(out)
+        build.write_compressed(out, cache=tmp_path_factory.mktemp("cache"))
     else:  # the serve tests below need only the gzip siblings
         for name in ("bot_worker.js", "app.js", "index.html", "pyodide/pyodide.asm.wasm"):
             (out / f"{name}.gz").write_bytes(gzip.compress((out / name).read_bytes()))
@@ -254,7 +255,8 @@ def test_missing_files_and_directories_are_answered_as_before(server):
 
 
 @needs_node
-def test_write_compressed_writes_siblings_that_pay_and_removes_stale_ones(tmp_path):
+def test_write_compressed_writes_siblings_that_pay_and_removes_stale_ones(tmp_path_factory):
+    tmp_path, cache = tmp_path_factory.mktemp("site"), tmp_path_factory.mktemp("cache")
     script = _script(2000, seed=4)
     (tmp_path / "app.js").write_bytes(script)
     (tmp_path / "docs").mkdir()
@@ -268,7 +270,7 @@ def test_write_compressed_writes_siblings_that_pay_and_removes_stale_ones(tmp_pa
     (tmp_path / "gone.js.gz").write_bytes(b"of a file the build no longer writes")
     (tmp_path / "gone.js.br").write_bytes(b"of a file the build no longer writes")
 
-    totals = build.write_compressed(tmp_path)
+    totals = build.write_compressed(tmp_path, cache=cache)
 
     assert gzip.decompress((tmp_path / "app.js.gz").read_bytes()) == script
     assert _brotli_decompress(tmp_path / "app.js.br") == script
@@ -292,8 +294,29 @@ def test_write_compressed_writes_siblings_that_pay_and_removes_stale_ones(tmp_pa
     before = siblings()
     assert sorted(before) == ["app.js.br", "app.js.gz", "docs/rules.html.br",
                               "docs/rules.html.gz"]
-    assert build.write_compressed(tmp_path) == totals
+    assert build.write_compressed(tmp_path, cache=cache) == totals
     assert siblings() == before
+
+
+@needs_node
+def test_the_cache_never_gives_a_changed_file_its_old_siblings(tmp_path_factory, monkeypatch):
+    out, cache = tmp_path_factory.mktemp("site"), tmp_path_factory.mktemp("cache")
+    versions = [_script(1500, seed=n) for n in range(4)]
+    for version in versions:
+        (out / "app.js").write_bytes(version)
+        build.write_compressed(out, cache=cache)
+        assert gzip.decompress((out / "app.js.gz").read_bytes()) == version
+        assert _brotli_decompress(out / "app.js.br") == version
+    # one version's pair per build was cached; only the last CACHE_KEPT are kept
+    kept = sorted(p.name for p in (cache / "app.js").iterdir())
+    assert len(kept) == 2 * build.CACHE_KEPT, kept
+    # a rebuild of a kept version compresses nothing: it needs no Node at all
+    before = (out / "app.js.br").read_bytes()
+    (out / "app.js").write_bytes(versions[-2])
+    monkeypatch.setenv("PATH", "")
+    build.write_compressed(out, cache=cache)
+    assert _brotli_decompress(out / "app.js.br") == versions[-2]
+    assert (out / "app.js.br").read_bytes() != before
 
 
 def test_no_compression_serves_every_file_as_it_is(site):
