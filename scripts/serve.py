@@ -153,7 +153,6 @@ class ArenaHandler(SimpleHTTPRequestHandler):
         """A file with an up-to-date sibling the request accepts is answered with the
         sibling (the original's type and date, the sibling's bytes); anything else as
         SimpleHTTPRequestHandler answers it (redirects, listings, 404s, Range ignored)."""
-        self.varies = False
         path = self._file_path() if self.compression else None
         siblings = self._fresh_siblings(path) if path else {}
         self.varies = bool(siblings)
