@@ -2,23 +2,29 @@
 """Build and serve the KotH Arena static site.
 
     python scripts/serve.py [--port 8000] [--host 127.0.0.1] [--no-isolation] [--no-csp]
-                            [--no-build] [--out build/site]
+                            [--no-compression] [--no-build] [--out build/site]
 
 Serves with cross-origin isolation headers (COOP/COEP/CORP) unless --no-isolation, so that
 bots can be interrupted (SharedArrayBuffer), and with a Content-Security-Policy per file
 unless --no-csp (content_security_policy() below: the page reaches only its own origin,
-a bot Worker nothing at all). Importable without side effects: tests use
-serve_in_thread(directory, port=0, isolation=True, csp=True) -> (server, url).
+a bot Worker nothing at all), and serves a file's precompressed sibling NAME.br or NAME.gz
+(written by build.py) with Content-Encoding when the request accepts it, unless
+--no-compression. Importable without side effects: tests use
+serve_in_thread(directory, port=0, isolation=True, csp=True, compression=True) -> (server, url).
 """
 from __future__ import annotations
 
 import argparse
+import datetime
+import email.utils
 import functools
 import importlib.util
 import json
 import os
+import stat
 import sys
 import threading
+from http import HTTPStatus
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -43,6 +49,9 @@ MIME_TYPES = {
     "": "application/octet-stream",
 }
 
+
+# A sibling requested by its own URL is sent as it is, typed so that nothing runs it.
+SIBLING_TYPES = {".gz": "application/gzip", ".br": "application/octet-stream"}
 
 # Where the page may connect besides itself: the Stack Exchange API (challenge answers).
 PAGE_CONNECT = "https://api.stackexchange.com"
@@ -77,14 +86,60 @@ def pyodide_origin(directory) -> str:
     return f"{url.scheme}://{url.netloc}" if url.scheme in ("http", "https") and url.netloc else ""
 
 
+# Content-Encoding -> the suffix of a file's precompressed sibling, in order of preference
+# when the request accepts both equally.
+SIBLINGS = {"br": ".br", "gzip": ".gz"}
+
+
+def accepted_codings(accept_encoding: str) -> dict[str, float]:
+    """Accept-Encoding as {coding: q} (lower-case codings; a q that is not a number counts
+    as 0, so a garbled entry never selects a coding)."""
+    codings: dict[str, float] = {}
+    for item in accept_encoding.split(","):
+        coding, *params = (part.strip() for part in item.split(";"))
+        if not coding:
+            continue
+        q = 1.0
+        for param in params:
+            name, _, value = param.partition("=")
+            if name.strip().lower() == "q":
+                try:
+                    q = float(value)
+                except ValueError:
+                    q = 0.0
+                if not 0.0 <= q <= 1.0:
+                    q = 0.0
+        codings[coding.lower()] = q
+    return codings
+
+
+def choose_coding(accept_encoding: str | None, available) -> str | None:
+    """The coding to send among `available` (keys of SIBLINGS): the one the request accepts
+    with the highest q, br on a tie; None when it accepts none (q=0 refuses a coding, `*`
+    stands for every coding it does not name)."""
+    codings = accepted_codings(accept_encoding or "")
+    best, best_q = None, 0.0
+    for coding in SIBLINGS:
+        if coding not in available:
+            continue
+        q = codings.get(coding, codings.get("*", 0.0))
+        if q > best_q:
+            best, best_q = coding, q
+    return best
+
+
 class ArenaHandler(SimpleHTTPRequestHandler):
     extensions_map = MIME_TYPES
     isolation = True
     csp = True
     pyodide_origin = ""
+    compression = True
+    varies = False  # this response depends on Accept-Encoding (the file has a sibling)
 
     def end_headers(self):
         self.send_header("Cache-Control", "no-cache")
+        if self.varies:
+            self.send_header("Vary", "Accept-Encoding")
         if self.csp:
             self.send_header("Content-Security-Policy",
                              content_security_policy(self.path, self.pyodide_origin))
@@ -94,8 +149,87 @@ class ArenaHandler(SimpleHTTPRequestHandler):
             self.send_header("Cross-Origin-Resource-Policy", "same-origin")
         super().end_headers()
 
+    def send_head(self):
+        """A file with an up-to-date sibling the request accepts is answered with the
+        sibling (the original's type and date, the sibling's bytes); anything else as
+        SimpleHTTPRequestHandler answers it (redirects, listings, 404s, Range ignored)."""
+        path = self._file_path() if self.compression else None
+        siblings = self._fresh_siblings(path) if path else {}
+        self.varies = bool(siblings)
+        coding = choose_coding(self.headers.get("Accept-Encoding"), siblings)
+        if coding is None:
+            return super().send_head()
+        try:
+            f = open(siblings[coding], "rb")
+        except OSError:
+            return super().send_head()
+        try:
+            mtime = os.stat(path).st_mtime
+            if self._not_modified_since(mtime):
+                self.send_response(HTTPStatus.NOT_MODIFIED)
+                self.end_headers()
+                f.close()
+                return None
+            self.send_response(HTTPStatus.OK)
+            self.send_header("Content-type", self.guess_type(path))
+            self.send_header("Content-Encoding", coding)
+            self.send_header("Content-Length", str(os.fstat(f.fileno()).st_size))
+            self.send_header("Last-Modified", self.date_time_string(mtime))
+            self.end_headers()
+            return f
+        except BaseException:
+            f.close()
+            raise
+
+    def _file_path(self) -> str | None:
+        """The regular file this GET or HEAD names (a directory's index.html), or None for
+        whatever SimpleHTTPRequestHandler answers otherwise."""
+        path = self.translate_path(self.path)
+        if os.path.isdir(path):
+            if not urlsplit(self.path).path.endswith("/"):
+                return None  # redirected to the slash
+            path = os.path.join(path, "index.html")
+        if path.endswith("/") or not os.path.isfile(path):
+            return None
+        return path
+
+    @staticmethod
+    def _fresh_siblings(path: str) -> dict[str, str]:
+        """{coding: sibling path} for the siblings of `path` not older than it (one that
+        is older was made from another version of the file)."""
+        try:
+            mtime = os.stat(path).st_mtime_ns
+        except OSError:
+            return {}
+        fresh = {}
+        for coding, suffix in SIBLINGS.items():
+            try:
+                sibling = os.stat(path + suffix)
+            except OSError:
+                continue
+            if stat.S_ISREG(sibling.st_mode) and sibling.st_mtime_ns >= mtime:
+                fresh[coding] = path + suffix
+        return fresh
+
+    def _not_modified_since(self, mtime: float) -> bool:
+        """If-Modified-Since as SimpleHTTPRequestHandler.send_head reads it."""
+        if "If-Modified-Since" not in self.headers or "If-None-Match" in self.headers:
+            return False
+        try:
+            ims = email.utils.parsedate_to_datetime(self.headers["If-Modified-Since"])
+        except (TypeError, IndexError, OverflowError, ValueError):
+            return False
+        if ims.tzinfo is None:
+            ims = ims.replace(tzinfo=datetime.UTC)
+        if ims.tzinfo is not datetime.UTC:
+            return False
+        last_modified = datetime.datetime.fromtimestamp(mtime, datetime.UTC)
+        return last_modified.replace(microsecond=0) <= ims
+
     def guess_type(self, path):
         ext = os.path.splitext(str(path))[1].lower()
+        if ext in SIBLING_TYPES:  # a sibling asked for by its own name: bytes, not a script
+            return SIBLING_TYPES[ext]
         if ext in MIME_TYPES:
             return MIME_TYPES[ext]
         return super().guess_type(path)
@@ -117,9 +251,10 @@ class ArenaServer(ThreadingHTTPServer):
         super().handle_error(request, client_address)
 
 
-def make_server(directory, host="127.0.0.1", port=0, isolation=True, csp=True):
+def make_server(directory, host="127.0.0.1", port=0, isolation=True, csp=True, compression=True):
     handler = type("Handler", (ArenaHandler,), {
-        "isolation": bool(isolation), "csp": bool(csp), "pyodide_origin": pyodide_origin(directory)})
+        "isolation": bool(isolation), "csp": bool(csp), "compression": bool(compression),
+        "pyodide_origin": pyodide_origin(directory)})
     handler = functools.partial(handler, directory=str(directory))
     server = ArenaServer((host, port), handler)
     server.daemon_threads = True
@@ -133,10 +268,12 @@ def server_url(server) -> str:
     return f"http://{host}:{port}/"
 
 
-def serve_in_thread(directory, port=0, isolation=True, host="127.0.0.1", csp=True):
+def serve_in_thread(directory, port=0, isolation=True, host="127.0.0.1", csp=True,
+                    compression=True):
     """Serve `directory` in a daemon thread. Returns (server, url); stop with
     server.shutdown(); server.server_close()."""
-    server = make_server(directory, host=host, port=port, isolation=isolation, csp=csp)
+    server = make_server(directory, host=host, port=port, isolation=isolation, csp=csp,
+                         compression=compression)
     t = threading.Thread(target=server.serve_forever, name="koth-arena-serve", daemon=True)
     t.start()
     return server, server_url(server)
@@ -165,6 +302,9 @@ def main(argv=None) -> int:
     p.add_argument("--no-csp", action="store_true",
                    help="do not send Content-Security-Policy headers (as a static host "
                         "that cannot set headers)")
+    p.add_argument("--no-compression", action="store_true",
+                   help="never send the build's precompressed NAME.br / NAME.gz (as a host "
+                        "that ignores them)")
     p.add_argument("--no-build", action="store_true", help="serve the existing build")
     p.add_argument("--out", default="build/site", help="site directory (default build/site)")
     p.add_argument("--pyodide-cdn", default=None, metavar="URL")
@@ -188,7 +328,8 @@ def main(argv=None) -> int:
         return 1
     try:
         server = make_server(out, host=args.host, port=args.port,
-                             isolation=not args.no_isolation, csp=not args.no_csp)
+                             isolation=not args.no_isolation, csp=not args.no_csp,
+                             compression=not args.no_compression)
     except OSError as e:
         print(f"serve.py: error: cannot listen on {args.host}:{args.port}: {e}",
               file=sys.stderr)
