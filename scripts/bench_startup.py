@@ -2,7 +2,8 @@
 ``python scripts/bench_web --only startup``).
 
 Cold: a browser with a fresh profile (no HTTP cache, no compiled-code cache) opens the page.
-Warm: the same browser opens it again in a new tab, as a returning visitor does. Each visit's
+Warm: that browser is closed and started again on the same profile (its HTTP cache and
+compiled-code cache on disk), and opens the page, as a visitor who comes back does. Each visit's
 steps come from the page's "arena-ready" mark, whose detail holds the controller Worker's and
 each bot Worker's own marks (web/src/controller_worker.js, bot_worker.js); they are put on the
 page's clock (ms since navigation) and printed as medians, each with the time since the step
@@ -30,11 +31,13 @@ STEPS = [
     ("editor", "editor usable (app.js run, editors built)", "navigation"),
     ("boot", "controller Worker created (boot.js)", "navigation"),
     ("controller", "controller Worker running", "boot"),
-    ("config", "config (built into the script)", "controller"),
+    ("script", "its script run", "controller"),
+    ("config", "config (built into the script)", "script"),
     ("wasm compiled", "WebAssembly fetched and compiled", "config"),
     ("glue loaded", "Pyodide's JavaScript loaded", "config"),
     ("stdlib fetched", "standard library fetched", "config"),
-    ("snapshot fetched", "snapshot fetched and checked", "config"),
+    ("snapshot response", "snapshot: response headers", "config"),
+    ("snapshot fetched", "snapshot fetched and checked", "snapshot response"),
     ("python", "controller's Python restored", ("wasm compiled", "glue loaded", "stdlib fetched",
                                                  "snapshot fetched")),
     ("engine unpacked", "engine files unpacked", "python"),
@@ -115,15 +118,21 @@ def _controller(page):
     return next(w for w in page.workers if w.url.endswith("/controller_worker.js"))
 
 
+def _launch(pw, profile: str, chromium: str, args: list[str], marker: str):
+    return pw.chromium.launch_persistent_context(
+        profile, executable_path=chromium, args=[*args, marker], headless=True, bypass_csp=True)
+
+
 def measure(pw, url: str, chromium: str, args: list[str], cold_runs: int, warm_runs: int,
             extra_bots: int = 2) -> dict:
+    """Cold visits: each in a browser with a fresh profile (and its memory figures); warm
+    visits: the last cold visit's browser closed and started again on the same profile, its
+    HTTP cache and compiled-code cache on disk, as for a visitor who comes back."""
     cold, warm, memory = [], [], []
     for run in range(cold_runs):
         with tempfile.TemporaryDirectory() as profile:
             marker = f"--koth-startup={uuid.uuid4().hex}"
-            context = pw.chromium.launch_persistent_context(
-                profile, executable_path=chromium, args=[*args, marker], headless=True,
-                bypass_csp=True)
+            context = _launch(pw, profile, chromium, args, marker)
             page = context.pages[0] if context.pages else context.new_page()
             page.goto("about:blank")
             blank = _settled_pss(marker)
@@ -134,12 +143,15 @@ def measure(pw, url: str, chromium: str, args: list[str], cold_runs: int, warm_r
             page.wait_for_function(f"window.kothArena.poolReady >= {2 + extra_bots}", timeout=120_000)
             more = _settled_pss(marker)
             memory.append({"blank": blank, "ready": ready - blank, "per_bot": (more - ready) / extra_bots})
+            context.close()
             if run == cold_runs - 1:
                 for _ in range(warm_runs):
-                    page.close()
-                    page = context.new_page()
+                    context = _launch(pw, profile, chromium, args, marker)
+                    page = context.pages[0] if context.pages else context.new_page()
+                    page.goto("about:blank")
+                    time.sleep(1)
                     warm.append(_visit(page, url))
-            context.close()
+                    context.close()
     return {"cold": cold, "warm": warm, "memory": memory}
 
 
@@ -193,7 +205,7 @@ def report(result: dict, cold_target: float = 2000, warm_target: float = 1000,
     snapshot = all(v["fromSnapshot"] for v in cold + warm)
     python = "from the build snapshot" if snapshot else "booted in some visits"
     print(f"start-up, ms since navigation (medians of {len(cold)} cold visits, fresh profile each, and "
-          f"{len(warm)} warm ones, a new tab each; Python {python}):")
+          f"{len(warm)} warm ones, the browser restarted on the same profile; Python {python}):")
     head = f"{'ends':>10} {'took':>6} {'share':>6}"
     print(f"  {'step':<48} {'cold:':<5}{head}   {'warm:':<5}{head}")
     for (label, c_end, c_took), (_, w_end, w_took) in zip(_rows(cold), _rows(warm), strict=False):

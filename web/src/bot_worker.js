@@ -161,6 +161,14 @@ function withholdFromBots() {
   if (left.length) throw new Error(`could not withhold ${left.join(", ")} from bots`);
 }
 
+// Free the memory of a buffer this Worker was given (a copy of its own) now.
+function release(bytes) {
+  const buffer = ArrayBuffer.isView(bytes) ? bytes.buffer : bytes;
+  if (buffer instanceof ArrayBuffer && typeof buffer.transfer === "function" && !buffer.detached) {
+    buffer.transfer(0);
+  }
+}
+
 // Each start-up step's end, in this Worker's clock (the controller reports them).
 const startup = { timeOrigin: performance.timeOrigin, marks: { script: performance.now() } };
 
@@ -188,14 +196,19 @@ async function init({ indexURL, interruptBuffer, wasmModule, channels, snapshot,
       coming ? memoryBytes : snapshotMemoryBytes(snapshot));
   }
   const pyodide = await loadPyodide(options);
-  // this Worker's copy of the snapshot is in its memory now: nothing keeps it
+  // this Worker's copy of the snapshot is in its memory now: freed at once, not at some
+  // later garbage collection
+  release(comingSnapshot.bytes || snapshot);
   comingSnapshot.bytes = null;
   pyodide._api.config._loadSnapshot = null;
   pyodide._api.config.createPyodideModule = null;
   startup.marks.python = performance.now();
   if (interruptBuffer) pyodide.setInterruptBuffer(interruptBuffer);
   pyodide.unpackArchive(files["engine.zip"], "zip", { extractDir: "/home/pyodide" });
-  for (const name of Object.keys(files)) delete files[name]; // in Python's file system now
+  for (const name of Object.keys(files)) { // in Python's file system now
+    release(files[name]);
+    delete files[name];
+  }
   // A snapshot copies the random generator's state too: every bot gets fresh entropy.
   pyodide.runPython("import sys, random\nif '/home/pyodide' not in sys.path: sys.path.insert(0, '/home/pyodide')\nrandom.seed()");
   pyodide.runPython(BOOT);

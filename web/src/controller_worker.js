@@ -13,6 +13,7 @@ import PRELOAD from "../preload.py";
 // stopped mid-run costs a Pyodide's memory for as long as the page is open, and its start
 // from the snapshot takes a fraction of a second when it is needed: it is not kept.
 const WARM_BOTS = 2;
+self.EXPERIMENT_SNAPSHOT_FIRST = false;
 
 const INTERRUPT_GRACE_MS = 500; // after an interrupt, how long before terminate()
 const LOAD_LIMIT_MS = 20_000; // reloading a bot's code into a spare
@@ -818,6 +819,7 @@ function tournamentReplay(data) {
 // Each step's end, in this Worker's clock (performance.now(); timeOrigin converts it to the
 // page's): the page keeps them with its "arena-ready" mark and scripts/bench_web prints them.
 const startup = { timeOrigin: performance.timeOrigin, marks: {}, bots: [] };
+mark("script");
 
 function mark(name) {
   startup.marks[name] = performance.now();
@@ -836,6 +838,7 @@ async function fetchBuiltSnapshot(entry) {
   if (!entry) return null;
   try {
     const response = await siteFetch(entry.file, { integrity: entry.integrity });
+    mark("snapshot response");
     if (!response.ok) return null;
     const bytes = new Uint8Array(await response.arrayBuffer());
     mark("snapshot fetched");
@@ -869,7 +872,10 @@ async function start() {
   mark("config");
   // Earlier versions cached a snapshot of their own: the build's replaces it.
   if (self.caches) self.caches.delete("koth-arena-python").catch(() => {});
-  // Every fetch at once; the bot Workers are created now and load their script meanwhile.
+  // Every fetch at once, the longest first (a browser opens at most 6 connections to a host
+  // that speaks HTTP/1.1); the bot Workers are created now and load their script meanwhile.
+  const entry = builtSnapshotEntry(config.snapshot);
+  const built = fetchBuiltSnapshot(entry);
   refillWarm();
   const compiling = WebAssembly.compileStreaming(fetch(indexURL + "pyodide.asm.wasm"))
     .then((module) => { mark("wasm compiled"); return module; }, () => null);
@@ -882,8 +888,6 @@ async function start() {
   const lock = fetch(indexURL + "pyodide-lock.json").then((r) => r.json());
   const engineZip = siteFetch("engine.zip").then(fetchBytes);
   const mainText = siteFetch("main.py").then((r) => r.text());
-  const entry = builtSnapshotEntry(config.snapshot);
-  const built = fetchBuiltSnapshot(entry);
 
   // Each Worker compiling its own copy is the fallback, as Pyodide does by default.
   wasmModule = await compiling;
@@ -899,6 +903,7 @@ async function start() {
     resolveBotInit();
   }
   const createModule = await glue;
+  if (self.EXPERIMENT_SNAPSHOT_FIRST) await built;
   const options = { indexURL, lockFileContents: lockJson, createPyodideModule: createModule };
   if (entry) {
     // The bots get it as soon as it is here and checked; should it not restore here after
