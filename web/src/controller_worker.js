@@ -571,8 +571,9 @@ const bridge = {
 // to make room, so that at most `cap` bot Workers live besides the warm spares.
 const MEMORY_SHARE = 0.25; // of the device's memory (navigator.deviceMemory) bot Workers may use
 const DEFAULT_DEVICE_GB = 4; // where the browser does not say (deviceMemory is capped at 8)
-const WORKER_OVERHEAD_MB = 95; // a bot Worker's resident memory besides its Python heap: it
-// measured 113–148 MB in all with a 30 MB heap (scripts/bench_web --only tournament)
+const WORKER_OVERHEAD_MB = 30; // a bot Worker's memory besides its Python heap's size: each
+// further bot Worker measured 47–57 MB (PSS, scripts/bench_web --only startup) with a 30 MB
+// heap, half of whose pages (those the snapshot has empty) are never written
 const MAX_PARALLEL = 16;
 const TOURNAMENT_WAIT_SLICE_MS = 50; // how often a wait for a bot looks at Stop
 let tournamentSeats = null;
