@@ -59,10 +59,14 @@ VISIT_JS = """() => {
   const detail = ready.detail || {};
   const shift = (origin) => origin - performance.timeOrigin;
   const steps = {navigation: 0, editor: at('editor-ready'), boot: at('controller-started'),
-                 ready: ready.startTime, controller: shift(detail.timeOrigin)};
-  for (const [name, ms] of Object.entries(detail.marks || {})) steps[name] = ms + shift(detail.timeOrigin);
-  const bots = (detail.bots || []).map((bot) => Object.fromEntries(Object.entries(bot.marks)
-    .map(([name, ms]) => [name, ms + shift(bot.timeOrigin)])));
+                 ready: ready.startTime};
+  if (typeof detail.timeOrigin === 'number') {  // pages before issue 10 have only their ready time
+    steps.controller = shift(detail.timeOrigin);
+    for (const [name, ms] of Object.entries(detail.marks || {})) steps[name] = ms + shift(detail.timeOrigin);
+  }
+  const bots = (Array.isArray(detail.bots) ? detail.bots : []).filter((bot) => bot && bot.marks)
+    .map((bot) => Object.fromEntries(Object.entries(bot.marks)
+      .map(([name, ms]) => [name, ms + shift(bot.timeOrigin)])));
   return {steps, bots, fromSnapshot: detail.fromSnapshot === true};
 }"""
 
@@ -139,10 +143,12 @@ def measure(pw, url: str, chromium: str, args: list[str], cold_runs: int, warm_r
             cold.append(_visit(page, url))
             page.wait_for_function("window.kothArena.poolReady >= 2", timeout=120_000)
             ready = _settled_pss(marker)
-            _controller(page).evaluate(f"self.kothController.startBots({extra_bots})")
-            page.wait_for_function(f"window.kothArena.poolReady >= {2 + extra_bots}", timeout=120_000)
-            more = _settled_pss(marker)
-            memory.append({"blank": blank, "ready": ready - blank, "per_bot": (more - ready) / extra_bots})
+            per_bot = None
+            if _controller(page).evaluate("typeof self.kothController.startBots === 'function'"):
+                _controller(page).evaluate(f"self.kothController.startBots({extra_bots})")
+                page.wait_for_function(f"window.kothArena.poolReady >= {2 + extra_bots}", timeout=120_000)
+                per_bot = (_settled_pss(marker) - ready) / extra_bots
+            memory.append({"blank": blank, "ready": ready - blank, "per_bot": per_bot})
             context.close()
             if run == cold_runs - 1:
                 for _ in range(warm_runs):
@@ -220,7 +226,8 @@ def report(result: dict, cold_target: float = 2000, warm_target: float = 1000,
           f"warm {warm_ready:.0f} ms (target {warm_target:.0f})")
     memory = result["memory"]
     ready_mb = statistics.median(m["ready"] for m in memory) / MB
-    per_bot_mb = statistics.median(m["per_bot"] for m in memory) / MB
+    per_bots = [m["per_bot"] for m in memory if m["per_bot"] is not None]
+    per_bot_mb = statistics.median(per_bots) / MB if per_bots else float("nan")
     blank_mb = statistics.median(m["blank"] for m in memory) / MB
     print(f"memory (PSS of all the browser's processes, /proc/PID/smaps_rollup; median of {len(memory)}): "
           f"blank tab {blank_mb:.0f} MB; page ready for a 2-bot match +{ready_mb:.0f} MB above it "

@@ -41,12 +41,13 @@ DEFAULT_OUT = "build/site"
 
 # (source relative to ROOT, output name, required)
 BUNDLES = [
-    ("web/src/boot.js", "boot.js", True),
     ("web/src/app.js", "app.js", True),
     ("web/src/bot_worker.js", "bot_worker.js", False),
+    ("web/src/snapshot_fetch.js", "snapshot_fetch.js", True),
 ]
-# Bundled last, with config.json written into it (SITE_CONFIG): its fetches start at once.
-CONTROLLER_BUNDLE = ("web/src/controller_worker.js", "controller_worker.js")
+# Bundled last, with config.json written into them (SITE_CONFIG): their fetches start at once.
+CONFIGURED_BUNDLES = [("web/src/boot.js", "boot.js"),
+                      ("web/src/controller_worker.js", "controller_worker.js")]
 STATIC_FILES = ["web/index.html", "web/style.css", "web/main.py"]
 # Files of node_modules/pyodide/ that loadPyodide may fetch (any version layout).
 PYODIDE_SUFFIXES = (".js", ".mjs", ".wasm", ".zip")
@@ -286,15 +287,18 @@ def write_snapshot(out: Path) -> dict:
     node = shutil.which("node")
     if node is None:
         raise BuildError("node not found on PATH (needed to make the Python snapshot)")
-    r = subprocess.run([node, str(ROOT / "scripts" / "snapshot.mjs"), str(out)], cwd=ROOT,
-                       capture_output=True, text=True)
+    # Pyodide's C side records as it starts whether WebAssembly can switch stacks (JSPI, which
+    # a bot's input() needs where the page is not cross-origin isolated), and a snapshot keeps
+    # the record: Node 20 can, behind this flag (with the API before WebAssembly.Suspending).
+    r = subprocess.run([node, "--experimental-wasm-stack-switching", str(ROOT / "scripts" / "snapshot.mjs"),
+                        str(out)], cwd=ROOT, capture_output=True, text=True)
     if r.returncode != 0:
         raise BuildError(f"making the Python snapshot failed:\n{(r.stderr or r.stdout)[-4000:]}")
     made = json.loads(r.stdout.strip().splitlines()[-1])
     data = (out / SNAPSHOT_FILE).read_bytes()
     integrity = "sha256-" + base64.b64encode(hashlib.sha256(data).digest()).decode()
     return {"file": SNAPSHOT_FILE, "bytes": len(data), "integrity": integrity,
-            "memoryBytes": made["memoryBytes"], "preloadMs": made["preloadMs"]}
+            "memoryBytes": made["memoryBytes"], "jspi": made["jspi"], "preloadMs": made["preloadMs"]}
 
 
 def site_build_id(out: Path) -> str:
@@ -497,14 +501,14 @@ def build(out_dir: str = DEFAULT_OUT, pyodide_cdn: str | None = None) -> Path:
         step("python snapshot: skipped (--pyodide-cdn: Python boots in the page)")
     else:
         snapshot = write_snapshot(out)
-        config["snapshot"] = {k: snapshot[k] for k in ("file", "bytes", "integrity", "memoryBytes")}
+        config["snapshot"] = {k: snapshot[k] for k in ("file", "bytes", "integrity", "memoryBytes", "jspi")}
         step(f"wrote {SNAPSHOT_FILE} ({human(snapshot['bytes'])}: the non-zero pages of "
              f"{human(snapshot['memoryBytes'])} of memory; imports took {snapshot['preloadMs']} ms)")
     (out / "config.json").write_text(json.dumps(config) + "\n")
     step(f"wrote config.json (pyodideIndexURL {index_url}, buildId {build_id})")
-    src, name = CONTROLLER_BUNDLE
-    bundle(ROOT / src, out / name, {"SITE_CONFIG": json.dumps(config)})
-    step(f"bundled {src} -> {name} ({human((out / name).stat().st_size)}), config.json in it")
+    for src, name in CONFIGURED_BUNDLES:
+        bundle(ROOT / src, out / name, {"SITE_CONFIG": json.dumps(config)})
+        step(f"bundled {src} -> {name} ({human((out / name).stat().st_size)}), config.json in it")
     write_compressed(out)  # last: compresses whatever the steps above wrote
     step(f"done: {out} ({human(dir_size(out))} total)")
     return out

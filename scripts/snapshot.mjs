@@ -7,7 +7,9 @@
 // imports) and writes SITE_DIR/python-snapshot.bin in the page's sparse format
 // (web/src/sparse_snapshot.js: the memory pages that are all zero are left out). The page's
 // controller and bot Workers start from it instead of booting Python (docs/architecture.md).
-// Prints one JSON line: {bytes, memoryBytes, pages, bootMs, preloadMs}.
+// Prints one JSON line: {bytes, memoryBytes, pages, jspi, bootMs, preloadMs}. Run with Node's
+// --experimental-wasm-stack-switching (scripts/build.py does), so that the snapshot records
+// that WebAssembly can switch stacks, as it can in the browsers the page uses it in.
 import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -40,5 +42,7 @@ const sparse = sparseSnapshot(pyodide.makeMemorySnapshot());
 writeFileSync(join(site, "python-snapshot.bin"), sparse.bytes);
 console.log(JSON.stringify({
   bytes: sparse.bytes.length, memoryBytes: sparse.memoryBytes, pages: sparse.pages,
+  // Pyodide recorded this in the snapshot: a browser that differs boots Python instead
+  jspi: "Suspending" in WebAssembly || "Suspender" in WebAssembly,
   bootMs: Math.round(booted - began), preloadMs: Math.round(preloaded - booted),
 }));

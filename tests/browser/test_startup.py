@@ -53,3 +53,19 @@ def test_a_snapshot_that_does_not_match_its_digest_is_never_run(open_arena, tamp
     arena.set_bot(2, ATOMAS_FIRST, name="second")
     arena.run()
     assert arena.result_row("second")[1] == "1", arena.result_row("second")
+
+
+FLIT_SCRIPT = "while True:\n    if input() == 'M':\n        print('0 0 0 0')\n"
+
+
+def test_the_snapshot_serves_a_page_without_isolation_too(open_arena, plain_url):
+    """Not cross-origin isolated, a script bot's input() blocks through JSPI: the Python the
+    snapshot restores (made under Node at build time) must be able to switch stacks here."""
+    arena = open_arena(plain_url)
+    assert arena.page.evaluate(STARTUP)["fromSnapshot"] is True
+    arena.setup(game="flit", games=1, seed=5, time_limit_ms=1000)
+    arena.set_bot(1, FLIT_SCRIPT, name="script")
+    arena.label("Bot 2 example").select_option("greedy")
+    arena.run()
+    script = arena.result_row("script")
+    assert script[1] == "1" and script[4] == "0", script  # played its game, no faults

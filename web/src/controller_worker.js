@@ -58,6 +58,9 @@ let queuedVerifies = []; // replay files sent before Python was ready
 let resolvePageInit = null;
 // The page's first message (its stop flag; the site's files inside a Stack Snippet).
 const pageInit = new Promise((resolve) => { resolvePageInit = resolve; });
+// The build's snapshot as boot.js downloaded it (an ArrayBuffer), or null.
+let resolveSnapshotFromBoot = null;
+const snapshotFromBoot = new Promise((resolve) => { resolveSnapshotFromBoot = resolve; });
 
 function status(stage, message, progress, extra = {}) {
   self.postMessage({ type: "status", stage, message, progress, ...extra });
@@ -837,6 +840,13 @@ async function fetchBytes(response) {
 // setting up Python meanwhile.
 async function fetchBuiltSnapshot(entry) {
   if (!entry) return null;
+  const { snapshotFromPage } = await pageInit;
+  if (snapshotFromPage) {
+    // boot.js downloads it on a thread of its own (snapshot_fetch.js), with its integrity
+    const bytes = await snapshotFromBoot;
+    mark("snapshot fetched");
+    return bytes instanceof ArrayBuffer && bytes.byteLength === entry.bytes ? new Uint8Array(bytes) : null;
+  }
   try {
     const response = await siteFetch(entry.file, { integrity: entry.integrity });
     mark("snapshot response");
@@ -859,10 +869,13 @@ async function siteConfig() {
   return (await siteFetch("config.json")).json();
 }
 
-// The build's snapshot entry if it is one this Worker can use.
+// The build's snapshot entry if it is one this Worker can use: Pyodide records in it whether
+// WebAssembly could switch stacks (JSPI) where it was made, and a browser that differs boots
+// Python instead.
 function builtSnapshotEntry(entry) {
+  const jspi = "Suspending" in WebAssembly || "Suspender" in WebAssembly;
   const ok = entry && typeof entry.file === "string" && typeof entry.integrity === "string"
-    && Number.isInteger(entry.memoryBytes) && entry.memoryBytes > 0;
+    && Number.isInteger(entry.memoryBytes) && entry.memoryBytes > 0 && entry.jspi === jspi;
   return ok ? entry : null;
 }
 
@@ -1093,7 +1106,9 @@ self.onmessage = (event) => {
       stopFlag = data.stopFlag;
     }
     if (data.siteFiles && typeof data.siteFiles === "object") siteFiles = data.siteFiles;
-    resolvePageInit();
+    resolvePageInit({ snapshotFromPage: data.snapshotFromPage === true });
+  } else if (data.type === "snapshot") {
+    resolveSnapshotFromBoot(data.bytes instanceof ArrayBuffer ? data.bytes : null);
   } else if (data.type === "run") {
     if (controller) startRun(data);
     else queuedRuns.push(data);

@@ -104,6 +104,7 @@ export function restoringSparse(createModule, snapshot, memoryBytes) {
     const restoreWhole = module.API.restoreSnapshot;
     module.API.restoreSnapshot = () => {
       const { prefixBytes, runCount, runsAt } = header;
+      const trampoline = keepTrampoline(module);
       // Pyodide's checks (magic, build id) and state, from its prefix with no memory after it
       const state = restoreWhole(sparse.slice(HEADER_BYTES, HEADER_BYTES + prefixBytes));
       if (module.HEAPU8.length < header.memoryBytes) module.growMemory(header.memoryBytes);
@@ -122,11 +123,26 @@ export function restoringSparse(createModule, snapshot, memoryBytes) {
         cleared = first + length;
       }
       clearIfWritten(words, cleared, heap.length);
+      trampoline.restore();
       module.API.restoreSnapshot = restoreWhole; // and the snapshot is no longer held here
       return state;
     };
     return module;
   };
+}
+
+// CPython calls functions through a trampoline that it picks as it starts, by what this
+// JavaScript engine can do (one in WebAssembly where the engine allows it, else one in
+// JavaScript, slower, and which JSPI cannot suspend through), and keeps in its memory. A
+// snapshot made elsewhere (under Node, at build time) holds that engine's pick: put this
+// one's back after the snapshot is copied in.
+function keepTrampoline(module) {
+  const offsetAt = module.__PyEM_EMSCRIPTEN_TRAMPOLINE_OFFSET;
+  const runtime = module.__PyRuntime;
+  if (!Number.isInteger(offsetAt) || !Number.isInteger(runtime)) return { restore() {} };
+  const at = (runtime + module.HEAP32[offsetAt >>> 2]) >>> 2;
+  const mine = module.HEAP32[at];
+  return { restore() { module.HEAP32[at] = mine; } };
 }
 
 // The memory a sparse snapshot restores into, in bytes.
