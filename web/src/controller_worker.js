@@ -13,7 +13,6 @@ import PRELOAD from "../preload.py";
 // stopped mid-run costs a Pyodide's memory for as long as the page is open, and its start
 // from the snapshot takes a fraction of a second when it is needed: it is not kept.
 const WARM_BOTS = 2;
-self.EXPERIMENT_SNAPSHOT_FIRST = false;
 
 const INTERRUPT_GRACE_MS = 500; // after an interrupt, how long before terminate()
 const LOAD_LIMIT_MS = 20_000; // reloading a bot's code into a spare
@@ -890,6 +889,9 @@ async function start() {
   // that speaks HTTP/1.1); the bot Workers are created now and load their script meanwhile.
   const entry = builtSnapshotEntry(config.snapshot);
   const built = fetchBuiltSnapshot(entry);
+  // The bots get it as soon as it is here and checked; should it not restore in this Worker
+  // after all, they are replaced (below).
+  built.then((bytes) => { if (bytes) resolveSnapshot(bytes); });
   refillWarm();
   const compiling = WebAssembly.compileStreaming(fetch(indexURL + "pyodide.asm.wasm"))
     .then((module) => { mark("wasm compiled"); return module; }, () => null);
@@ -917,13 +919,10 @@ async function start() {
     resolveBotInit();
   }
   const createModule = await glue;
-  if (self.EXPERIMENT_SNAPSHOT_FIRST) await built;
   const options = { indexURL, lockFileContents: lockJson, createPyodideModule: createModule };
   if (entry) {
-    // The bots get it as soon as it is here and checked; should it not restore here after
-    // all, they are replaced (below).
-    built.then((bytes) => { if (bytes) resolveSnapshot(bytes); });
     const bytes = built.then((b) => b || Promise.reject(new Error("no snapshot")));
+    bytes.catch(() => {}); // awaited in the restore below; a failure is handled there
     try {
       pyodide = await loadPyodide({ ...options, _loadSnapshot: SNAPSHOT_TO_COME,
         createPyodideModule: restoringSparse(createModule, bytes, entry.memoryBytes) });
