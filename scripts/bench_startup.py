@@ -36,8 +36,8 @@ STEPS = [
     ("wasm compiled", "WebAssembly fetched and compiled", "config"),
     ("glue loaded", "Pyodide's JavaScript loaded", "config"),
     ("stdlib fetched", "standard library fetched", "config"),
-    ("snapshot response", "snapshot: response headers", "config"),
-    ("snapshot fetched", "snapshot fetched and checked", "snapshot response"),
+    ("snapshot requested", "snapshot requested (boot.js, else the controller)", "navigation"),
+    ("snapshot fetched", "snapshot downloaded and checked", "snapshot requested"),
     ("python", "controller's Python restored", ("wasm compiled", "glue loaded", "stdlib fetched",
                                                  "snapshot fetched")),
     ("engine unpacked", "engine files unpacked", "python"),
@@ -59,7 +59,7 @@ VISIT_JS = """() => {
   const detail = ready.detail || {};
   const shift = (origin) => origin - performance.timeOrigin;
   const steps = {navigation: 0, editor: at('editor-ready'), boot: at('controller-started'),
-                 ready: ready.startTime};
+                 'snapshot requested': at('snapshot-requested'), ready: ready.startTime};
   if (typeof detail.timeOrigin === 'number') {  // pages before issue 10 have only their ready time
     steps.controller = shift(detail.timeOrigin);
     for (const [name, ms] of Object.entries(detail.marks || {})) steps[name] = ms + shift(detail.timeOrigin);

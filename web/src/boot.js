@@ -35,6 +35,7 @@ function fetchSnapshot() {
       event.preventDefault();
       if (worker) worker.postMessage({ type: "snapshot", error: event.message || "the download failed" });
     };
+    performance.mark("snapshot-requested");
     fetcher.postMessage({ url: new URL(entry.file, location.href).href, integrity: entry.integrity });
     return true;
   } catch (err) {

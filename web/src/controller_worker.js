@@ -847,8 +847,8 @@ async function fetchBuiltSnapshot(entry) {
     return bytes instanceof ArrayBuffer && bytes.byteLength === entry.bytes ? new Uint8Array(bytes) : null;
   }
   try {
+    mark("snapshot requested");
     const response = await siteFetch(entry.file, { integrity: entry.integrity });
-    mark("snapshot response");
     if (!response.ok) return null;
     const bytes = new Uint8Array(await response.arrayBuffer());
     mark("snapshot fetched");
