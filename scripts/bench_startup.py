@@ -71,8 +71,9 @@ VISIT_JS = """() => {
 }"""
 
 
-def browser_pss(marker: str) -> int:
-    """The PSS of every process of the browser launched with `marker` on its command line."""
+def browser_processes(marker: str) -> dict[int, str]:
+    """{pid: command line} of every process of the browser launched with `marker` on its
+    command line (the browser and all its descendants)."""
     procs: dict[int, tuple[int, str]] = {}
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
@@ -91,8 +92,13 @@ def browser_pss(marker: str) -> int:
             if ppid == parent and pid not in family:
                 family.add(pid)
                 frontier.append(pid)
+    return {pid: procs[pid][1] for pid in family}
+
+
+def browser_pss(marker: str) -> int:
+    """The PSS of every process of the browser launched with `marker` on its command line."""
     total = 0
-    for pid in family:
+    for pid in browser_processes(marker):
         try:
             for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
                 if line.startswith("Pss:"):
