@@ -281,16 +281,30 @@ def write_python2_zip(out: Path) -> dict[str, str]:
 SNAPSHOT_FILE = "python-snapshot.bin"
 
 
+# Pyodide's C side records as it starts whether WebAssembly can switch stacks (JSPI, which a
+# bot's input() needs where the page is not cross-origin isolated), and a snapshot keeps the
+# record: Node has it behind a flag (Node 20: the API before WebAssembly.Suspending).
+STACK_SWITCHING_FLAGS = ("--experimental-wasm-stack-switching", "--experimental-wasm-jspi")
+
+
+def stack_switching_flags(node: str) -> list[str]:
+    """The first of STACK_SWITCHING_FLAGS this Node accepts that gives WebAssembly stack
+    switching, or none (the snapshot then says it cannot, and a browser that can boots Python
+    instead of restoring it)."""
+    probe = "process.exit('Suspending' in WebAssembly || 'Suspender' in WebAssembly ? 0 : 1)"
+    for flag in STACK_SWITCHING_FLAGS:
+        if subprocess.run([node, flag, "-e", probe], capture_output=True).returncode == 0:
+            return [flag]
+    return []
+
+
 def write_snapshot(out: Path) -> dict:
     """python-snapshot.bin (scripts/snapshot.mjs) and its config.json entry: the file, its
     size and its SHA-256 as Subresource Integrity metadata (the controller fetches it with it)."""
     node = shutil.which("node")
     if node is None:
         raise BuildError("node not found on PATH (needed to make the Python snapshot)")
-    # Pyodide's C side records as it starts whether WebAssembly can switch stacks (JSPI, which
-    # a bot's input() needs where the page is not cross-origin isolated), and a snapshot keeps
-    # the record: Node 20 can, behind this flag (with the API before WebAssembly.Suspending).
-    r = subprocess.run([node, "--experimental-wasm-stack-switching", str(ROOT / "scripts" / "snapshot.mjs"),
+    r = subprocess.run([node, *stack_switching_flags(node), str(ROOT / "scripts" / "snapshot.mjs"),
                         str(out)], cwd=ROOT, capture_output=True, text=True)
     if r.returncode != 0:
         raise BuildError(f"making the Python snapshot failed:\n{(r.stderr or r.stdout)[-4000:]}")
