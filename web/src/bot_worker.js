@@ -8,7 +8,7 @@
 //                     {type: "serve"}                  (sync mode: you have a bot now)
 //                     {type: "req", id, json, port}    (a host request, JSON text, and the
 //                                                       MessagePort its reply goes to)
-// Bot -> controller:  {type: "ready", mode, ms, heap, startup} | {type: "failed", message}
+// Bot -> controller:  {type: "ready", mode, heap, startup} | {type: "failed", message}
 //                     on the request's port: {id, json} (the host's reply, JSON text)
 //
 // The host reads requests in one of three modes:
@@ -218,7 +218,7 @@ async function init({ indexURL, interruptBuffer, wasmModule, channels, snapshot,
   // tournaments by it).
   const heap = pyodide._module && pyodide._module.HEAP8 ? pyodide._module.HEAP8.length : 0;
   startup.marks.host = performance.now();
-  const ready = (mode) => postToController({ type: "ready", mode, ms: performance.now(), heap, startup });
+  const ready = (mode) => postToController({ type: "ready", mode, heap, startup });
 
   if (channels) {
     const requests = new Channel(channels.request);

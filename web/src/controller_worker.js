@@ -103,7 +103,6 @@ class BotWorker {
         if (data.type === "ready" && !this.isReady) {
           this.isReady = true;
           this.mode = ["sync", "jspi", "push"].includes(data.mode) ? data.mode : "push";
-          this.readyMs = Number(data.ms) || null; // its own clock: how long its start-up took
           // its start-up's steps, for scripts/bench_web (numbers only: it is a Worker's word)
           this.startup = data.startup && typeof data.startup === "object" ? {
             timeOrigin: Number(data.startup.timeOrigin) || 0,
