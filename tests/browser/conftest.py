@@ -34,6 +34,24 @@ def _load_script(name: str):
     return mod
 
 
+def wait_until(where, expression: str, timeout_ms: float = 30_000, arg=None,
+               interval_s: float = 0.1):
+    """Poll ``where.evaluate(expression, arg)`` (a page, frame or Worker) until it is truthy;
+    returns that value. Playwright's ``wait_for_function`` evaluates its predicate as a string
+    inside the page, which the page's Content-Security-Policy forbids; ``evaluate`` goes
+    through the DevTools protocol and works under the page's real headers."""
+    import time
+
+    deadline = time.monotonic() + timeout_ms / 1000
+    while True:
+        value = where.evaluate(expression, arg) if arg is not None else where.evaluate(expression)
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"still false after {timeout_ms / 1000:g} s: {expression}")
+        time.sleep(interval_s)
+
+
 @pytest.fixture(scope="session")
 def site_dir(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("site")
