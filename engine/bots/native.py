@@ -24,7 +24,17 @@ from pathlib import Path
 
 from engine.bots.answer import BotAnswer, cap_text
 from engine.bots.code import FUNCTION, BotLoadError, load_code
-from engine.bots.pipes import KEEP_HEAD, Deadline, LineChannel, LineTooLong, StreamDrain, collect, write_all
+from engine.bots.kept import KeptFolder, run_turn
+from engine.bots.pipes import (
+    KEEP_HEAD,
+    Deadline,
+    Finished,
+    LineChannel,
+    LineTooLong,
+    StreamDrain,
+    collect,
+    write_all,
+)
 from engine.bots.python2 import PYTHON2, PYTHON3, convert
 from engine.bots.reply import MALFORMED, MAX_REPLY_BYTES, ReplyError, answer_from_reply, decode_reply_line
 from engine.bots.runners import FunctionRunner, OneShotScriptRunner, script_answer
@@ -306,7 +316,8 @@ class CommandBot:
         self.process: subprocess.Popen | None = None
         self.channel: LineChannel | None = None
         self.stderr: StreamDrain | None = None
-        self.keep_dir: str | None = None  # per_turn: the bot's private directory this game
+        self.keep_dir: str | None = None  # per_turn, unsandboxed: the bot's directory this game
+        self.kept: KeptFolder | None = None  # per_turn, in the sandbox: its kept folder this game
         self.start_seed: int | None = None  # KOTH_SEED: the game's, or each turn's from it
         self.turns = 0
 
@@ -343,7 +354,11 @@ class CommandBot:
         if self.mode == "per_turn":
             self._remove_keep_dir()
             try:
-                self.keep_dir = self.jail.private_dir()
+                if self.sandbox.sandboxed:
+                    limits = self.sandbox.limits
+                    self.kept = KeptFolder(limits.disk_mb << 20, limits.files)
+                else:
+                    self.keep_dir = self.jail.private_dir()
             except OSError as exc:
                 return BotAnswer(error=f"cannot make the bot's directory: {exc}")
         if not self.streaming:
@@ -373,27 +388,48 @@ class CommandBot:
         if self.keep_dir is not None:
             shutil.rmtree(self.keep_dir, ignore_errors=True)
             self.keep_dir = None
+        if self.kept is not None:
+            self.kept.close()
+            self.kept = None
 
     def _run_once(self, lines: list[str], wait_s: float, argv: list[str]) -> TurnReply:
         """A fresh process for the turn; ``script_answer`` reads its answer."""
         began = time.perf_counter()
         self.turns += 1
         seed = None if self.start_seed is None else turn_seed(self.start_seed, self.turns)
-        try:
-            process = self._popen(argv, seed)
-        except OSError as exc:
-            return TurnReply(BotAnswer(error=f"cannot start {self.command!r}: {exc}"), 0.0)
-        try:
-            done = collect(process, "".join(x + "\n" for x in lines).encode("utf-8"), began + wait_s)
-        finally:
-            kill_group(process)
-            for stream in (process.stdin, process.stdout, process.stderr):
-                try:
-                    stream.close()
-                except OSError:
-                    pass
-        elapsed = (time.perf_counter() - began) * 1000.0
+        data = "".join(x + "\n" for x in lines).encode("utf-8")
+        kept_error, dropped = None, 0
+        if self.kept is not None:
+            env = dict(HASH_SEED_ENV)
+            if seed is not None:
+                env["KOTH_SEED"] = str(seed)
+            try:
+                turn = run_turn(self.jail, [*self.run_argv, *argv], self.files, env, self.kept, data, wait_s)
+            except OSError as exc:
+                return TurnReply(BotAnswer(error=f"cannot start {self.command!r}: {exc}"), 0.0)
+            done, elapsed, kept_error, dropped = turn.finished, turn.elapsed_ms, turn.error, turn.dropped
+        else:
+            try:
+                process = self._popen(argv, seed)
+            except OSError as exc:
+                return TurnReply(BotAnswer(error=f"cannot start {self.command!r}: {exc}"), 0.0)
+            try:
+                done = collect(process, data, began + wait_s)
+            finally:
+                kill_group(process)
+                for stream in (process.stdin, process.stdout, process.stderr):
+                    try:
+                        stream.close()
+                    except OSError:
+                        pass
+            elapsed = (time.perf_counter() - began) * 1000.0
+        return self._turn_reply(done, elapsed, kept_error, dropped)
+
+    def _turn_reply(self, done: Finished, elapsed: float, kept_error: str | None, dropped: int) -> TurnReply:
         stderr = done.stderr.text()
+        if dropped:
+            stderr += (f"\n[koth] {dropped:,} entries of the working folder not kept: only regular "
+                       "files and folders are (links, fifos, sockets and devices are dropped)\n")
         if done.timed_out:
             return TurnReply(BotAnswer(stderr=stderr), elapsed, no_answer=True)
         answer, printed = script_answer(done.stdout.text().splitlines(), self.mode)
@@ -403,6 +439,8 @@ class CommandBot:
             last = (stderr.strip().splitlines() or [""])[-1]
             if done.returncode in (126, 127) or last.startswith("bwrap:"):
                 error = f"cannot start {self.command!r} (exit code {done.returncode}): {last}"
+        if kept_error is not None:
+            error = kept_error
         return TurnReply(BotAnswer(answer, error, None, "\n".join(printed), stderr), elapsed)
 
     def turn(self, message: dict, time_limit_ms: int) -> TurnReply:

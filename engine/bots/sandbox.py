@@ -55,7 +55,8 @@ class Limits:
     memory_mb: int = 1024  # address space
     processes: int = 128  # threads count too
     open_files: int = 256
-    disk_mb: int = 64  # the private /tmp (memory-backed)
+    disk_mb: int = 64  # the private /tmp (memory-backed); a per-turn bot's kept files too
+    files: int = 1024  # files and folders a per-turn bot keeps between its turns
 
     def prlimit_args(self) -> list[str]:
         return ["prlimit", f"--as={self.memory_mb << 20}", f"--nproc={self.processes}",
@@ -67,6 +68,18 @@ def _allocate_uid() -> int:
     uid = _next_uid
     _next_uid = _BOT_UIDS.start if _next_uid + 1 >= _BOT_UIDS.stop else _next_uid + 1
     return uid
+
+
+@dataclass(frozen=True)
+class KeeperFds:
+    """A per-turn bot's run with its kept folder (``engine.bots.kept``): the sandbox's first
+    process is the keeper (``engine.bots.keeper``), which lays out the folder from
+    ``archive`` (read-only), runs the bot and sends the folder back on ``report``."""
+
+    archive: int
+    report: int
+    quota: int  # bytes of files kept
+    max_entries: int  # files and folders kept
 
 
 class Sandbox:
@@ -105,7 +118,8 @@ class Sandbox:
         return Jail(self, _allocate_uid() if self.as_root else 65534)
 
     def _binds(self) -> list[str]:
-        """The read-only file system: the system, the Python install, the engine package."""
+        """The read-only file system: the system, the Python install, the engine package
+        (after the private /tmp is mounted: a Python install under /tmp stays visible)."""
         args: list[str] = []
         for top in ("bin", "sbin", "lib", "lib32", "lib64", "libx32"):
             path = Path("/") / top
@@ -114,7 +128,7 @@ class Sandbox:
             elif path.is_dir():
                 args += ["--ro-bind", str(path), f"/{top}"]
         args += ["--ro-bind", "/usr", "/usr", "--ro-bind", "/etc", "/etc"]
-        made = {"/", "/usr", "/etc", "/opt"}
+        made = {"/", "/usr", "/etc", "/opt", "/tmp"}
         args += ["--perms", "0755", "--dir", "/opt"]
         for prefix in _python_roots():
             for parent in reversed(Path(prefix).parents):
@@ -128,18 +142,19 @@ class Sandbox:
         return args
 
     def command(self, uid: int, argv: Sequence[str], files: Mapping[str, tuple[int, bool]],
-                env: Mapping[str, str], keep_dir: str | None = None) -> list[str]:
+                env: Mapping[str, str], keeper: KeeperFds | None = None) -> list[str]:
         """The bwrap command line; ``files`` maps a name in the working dir to (fd, executable);
-        ``keep_dir`` (a directory of the controller's, ``Jail.private_dir``) is the working
-        dir instead of a fresh one, so what the bot writes there is there next time."""
+        with ``keeper``, a per-turn bot's run with its kept folder (``KeeperFds``)."""
         args = [self.bwrap, "--unshare-pid", "--unshare-ipc", "--unshare-net", "--unshare-uts",
                 "--unshare-cgroup-try", "--die-with-parent", "--new-session"]
         if not self.as_root:
             args += ["--unshare-user", "--uid", str(uid), "--gid", str(uid)]
+        tmp_bytes = self.limits.disk_mb << 20
+        if keeper is not None:  # room to lay out a full quota of kept files beside the program files
+            tmp_bytes = keeper.quota + sum(os.fstat(fd).st_size for fd, _ in files.values()) + (1 << 20)
+        args += ["--size", str(tmp_bytes), "--perms", "1777", "--tmpfs", "/tmp"]
         args += self._binds()
-        args += ["--dev", "/dev", "--proc", "/proc",
-                 "--size", str(self.limits.disk_mb << 20), "--perms", "1777", "--tmpfs", "/tmp"]
-        args += ["--bind", keep_dir, WORKDIR] if keep_dir else ["--perms", "0777", "--dir", WORKDIR]
+        args += ["--dev", "/dev", "--proc", "/proc", "--perms", "0777", "--dir", WORKDIR]
         for name, (fd, executable) in files.items():
             args += ["--perms", "0755" if executable else "0644", "--file", str(fd), f"{WORKDIR}/{name}"]
         args += ["--chdir", WORKDIR, "--clearenv"]
@@ -147,7 +162,12 @@ class Sandbox:
                     "PYTHONDONTWRITEBYTECODE": "1"}
         for key, value in {**base_env, **env}.items():
             args += ["--setenv", key, value]
-        args += ["--", *self.limits.prlimit_args()]
+        args.append("--")
+        if keeper is not None:
+            args += [self.python, "-I", "-S", "-B", f"{SANDBOX_ENGINE_ROOT}/engine/bots/keeper.py",
+                     str(keeper.archive), str(keeper.report), str(keeper.quota), str(keeper.max_entries),
+                     str(uid if self.as_root else -1), *files, "--"]
+        args += self.limits.prlimit_args()
         if self.as_root:
             args += ["setpriv", f"--reuid={uid}", f"--regid={uid}", "--clear-groups",
                      "--no-new-privs", "--bounding-set=-all", "--inh-caps=-all", "--"]
@@ -175,7 +195,7 @@ class Unsandboxed:
         return Jail(self, None)
 
     def command(self, uid: int | None, argv: Sequence[str], files: Mapping[str, tuple[int, bool]],
-                env: Mapping[str, str], keep_dir: str | None = None) -> list[str]:
+                env: Mapping[str, str], keeper: KeeperFds | None = None) -> list[str]:
         return [*self.limits.prlimit_args(), *argv]
 
 
@@ -187,19 +207,19 @@ class Jail:
         self.uid = uid
 
     def private_dir(self) -> str:
-        """A new directory only this bot can use, for ``popen(keep_dir=...)``: kept between
-        its processes (one per turn) until the caller removes it. The other bots' sandboxes
-        do not bind it (and their ``/tmp`` is their own); as root it belongs to the bot's uid."""
-        path = tempfile.mkdtemp(prefix="koth-bot-")
-        if self.uid is not None and self.sandbox.sandboxed and os.geteuid() == 0:
-            os.chown(path, self.uid, self.uid)
-        return path
+        """Unsandboxed only: a new directory for ``popen(keep_dir=...)``, kept between the
+        bot's processes (one per turn) until the caller removes it. (In the sandbox a bot's
+        kept folder is never a host directory: ``engine.bots.kept``.)"""
+        if self.sandbox.sandboxed:
+            raise ValueError("a sandboxed bot's kept folder is a KeptFolder, not a host directory")
+        return tempfile.mkdtemp(prefix="koth-bot-")
 
     def popen(self, argv: Sequence[str], files: Mapping[str, tuple[bytes, bool]] | None = None,
               env: Mapping[str, str] | None = None, stderr: int | None = subprocess.PIPE,
-              keep_dir: str | None = None) -> subprocess.Popen:
-        """Start ``argv`` with byte pipes on stdin/stdout (and stderr unless told); in
-        ``keep_dir`` (``private_dir``) as its working directory when given."""
+              keep_dir: str | None = None, keeper: KeeperFds | None = None) -> subprocess.Popen:
+        """Start ``argv`` with byte pipes on stdin/stdout (and stderr unless told). Unsandboxed,
+        in ``keep_dir`` (``private_dir``) when given; in the sandbox, with ``keeper`` for a
+        per-turn bot's kept folder (its descriptors are passed in, and stay the caller's)."""
         files = files or {}
         if not self.sandbox.sandboxed:
             full_env = dict(os.environ, **(env or {}))
@@ -213,10 +233,12 @@ class Jail:
                 os.write(fd, content)
                 os.lseek(fd, 0, os.SEEK_SET)
                 fds[name] = (fd, executable)
-            command = self.sandbox.command(self.uid, argv, fds, env or {}, keep_dir)
+            command = self.sandbox.command(self.uid, argv, fds, env or {}, keeper)
+            passed = [fd for fd, _ in fds.values()]
+            if keeper is not None:
+                passed += [keeper.archive, keeper.report]
             return subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                    stderr=stderr, pass_fds=[fd for fd, _ in fds.values()],
-                                    start_new_session=True, env={})
+                                    stderr=stderr, pass_fds=passed, start_new_session=True, env={})
         finally:
             for fd, _ in fds.values():
                 os.close(fd)
