@@ -21,7 +21,8 @@ Report stream (``REPORT_FD``): ``S`` once the folder is laid out (the bot's cloc
 Archive: ``MAGIC``, then records: ``d`` + path (a folder), ``f``/``x`` + path + size (8
 bytes) + the bytes (a file; ``x`` executable), and last ``.`` + the count of entries
 dropped (4 bytes), or ``!`` + ``q``/``n`` when the quota or the entry limit was passed.
-A path is 2 bytes of length and a relative path whose folders come before it.
+A path is 2 bytes of length and a relative path (at most ``MAX_PATH`` bytes, ``MAX_DEPTH``
+folders deep) whose folders come before it.
 
 Standard library only, started with ``python -I -S``: it imports nothing from the engine.
 Usage: ``keeper.py ARCHIVE_FD REPORT_FD QUOTA_BYTES MAX_ENTRIES BOT_UID SKIP... -- ARGV``
@@ -39,6 +40,7 @@ import time
 MAGIC = b"KOTH-KEPT-1\n"
 WORKDIR = "/tmp/bot"
 MAX_PATH = 4096  # bytes in a kept path
+MAX_DEPTH = 64  # folders in a kept path
 CHUNK = 1 << 16
 FOLDER, FILE, PROGRAM, END, OVER = b"d", b"f", b"x", b".", b"!"
 OVER_QUOTA, OVER_ENTRIES = b"q", b"n"
@@ -58,7 +60,7 @@ def empty_archive() -> bytes:
 
 def path_ok(path: bytes) -> bool:
     """A relative path of plain names, no longer than ``MAX_PATH``."""
-    if not 0 < len(path) <= MAX_PATH or b"\0" in path:
+    if not 0 < len(path) <= MAX_PATH or b"\0" in path or path.count(b"/") >= MAX_DEPTH:
         return False
     return all(part not in (b"", b".", b"..") for part in path.split(b"/"))
 
@@ -135,7 +137,7 @@ class Packer:
             if name in skip:
                 continue
             path = prefix + name
-            if len(path) > MAX_PATH:
+            if not path_ok(path):  # too long or too deep
                 self.dropped += 1
                 continue
             try:

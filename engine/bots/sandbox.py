@@ -6,10 +6,11 @@ namespaces; a root file system that holds only the system (``/usr``, ``/etc``), 
 install and the engine package, all read-only; a small private ``/tmp`` whose ``bot``
 folder is its working directory, with the files named on its command line copied in (a
 per-turn bot's kept files too, laid out by ``engine.bots.keeper``: nothing of the host's
-file system is ever writable inside); no network; its own session. It runs as a user of its own: when the controller is root, a
-fresh unprivileged uid per bot (so the process limit counts that bot alone); otherwise the
-caller's uid inside a user namespace, shown as ``nobody``. Its memory (address space),
-processes and open files are limited with ``prlimit``.
+file system is ever writable inside); no network; its own session. It runs as a user of
+its own: when the controller is root, a fresh unprivileged uid per bot (so the process
+limit counts that bot alone); otherwise the caller's uid inside a user namespace, shown as
+``nobody``. Its memory (address space), processes and open files are limited with
+``prlimit``.
 
 What the bot cannot see it cannot touch: the controller and the other bots are outside its
 PID namespace (no signals, no ``ptrace``, no ``/proc/<pid>``), the other bots' files, the
