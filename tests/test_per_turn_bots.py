@@ -82,7 +82,7 @@ def test_command_bots_per_turn_keep_a_private_directory_for_the_game(sandbox, tm
     document = run_series(SPEC, settings, bots, 3, 2, secret="pertur").document
     check_counts(document, 2)
     assert not list(tmp_path.glob("count.txt"))  # nothing written next to the program
-    assert all(b.keep_dir is None for b in bots)  # the directories are gone after the games
+    assert all(b.keep_dir is None and b.kept is None for b in bots)  # gone after the games
 
 
 @pytest.mark.parametrize("sandbox", sandboxes())

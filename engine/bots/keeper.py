@@ -129,41 +129,45 @@ class Packer:
 
     def _folder(self, folder: int, prefix: bytes, skip: set[bytes]) -> bytes | None:
         try:
-            names = sorted(os.fsencode(entry.name) for entry in os.scandir(folder))
+            entries = os.scandir(folder)
         except OSError:
             self.dropped += 1
             return None
-        for name in names:
-            if name in skip:
-                continue
-            path = prefix + name
-            if not path_ok(path):  # too long or too deep
-                self.dropped += 1
-                continue
-            try:
-                mode = os.stat(name, dir_fd=folder, follow_symlinks=False).st_mode
-                if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
-                    raise IsADirectoryError(name)  # a link, fifo, socket or device: not opened
-                fd = os.open(name, OPEN_FILE, dir_fd=folder)
-            except OSError:  # not a file or folder, or unreadable to the bot itself
-                self.dropped += 1
-                continue
-            try:
-                reason = self._entry(fd, path)
-            finally:
-                os.close(fd)
-            if reason:
-                return reason
+        with entries:
+            for entry in entries:  # as they come: a flood is stopped at the limit, not listed
+                name = os.fsencode(entry.name)
+                if name in skip:
+                    continue
+                self.entries_left -= 1  # every name counts, kept or not
+                if self.entries_left < 0:
+                    return OVER_ENTRIES
+                reason = self._name(folder, name, prefix + name)
+                if reason:
+                    return reason
         return None
+
+    def _name(self, folder: int, name: bytes, path: bytes) -> bytes | None:
+        if not path_ok(path):  # too long or too deep
+            self.dropped += 1
+            return None
+        try:
+            mode = os.stat(name, dir_fd=folder, follow_symlinks=False).st_mode
+            if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+                raise IsADirectoryError(name)  # a link, fifo, socket or device: not opened
+            fd = os.open(name, OPEN_FILE, dir_fd=folder)
+        except OSError:  # not a file or folder, or unreadable to the bot itself
+            self.dropped += 1
+            return None
+        try:
+            return self._entry(fd, path)
+        finally:
+            os.close(fd)
 
     def _entry(self, fd: int, path: bytes) -> bytes | None:
         info = os.fstat(fd)
         if not (stat.S_ISREG(info.st_mode) or stat.S_ISDIR(info.st_mode)):
             self.dropped += 1  # swapped since the check above (cannot happen: the bot is gone)
             return None
-        self.entries_left -= 1
-        if self.entries_left < 0:
-            return OVER_ENTRIES
         header = LENGTH.pack(len(path)) + path
         if stat.S_ISDIR(info.st_mode):
             write_all(self.out, FOLDER + header)

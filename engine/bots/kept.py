@@ -41,7 +41,7 @@ def over_quota(quota: int) -> str:
 
 
 def over_entries(limit: int) -> str:
-    return f"more than {limit:,} kept files and folders (the limit; {UNCHANGED})"
+    return f"more than {limit:,} kept files and folders (links and the like count too; {UNCHANGED})"
 
 
 class ArchiveReader:

@@ -223,6 +223,8 @@ class Jail:
         in ``keep_dir`` (``private_dir``) when given; in the sandbox, with ``keeper`` for a
         per-turn bot's kept folder (its descriptors are passed in, and stay the caller's)."""
         files = files or {}
+        if keep_dir is not None and self.sandbox.sandboxed:
+            raise ValueError("no host directory is bound into the sandbox: use keeper")
         if not self.sandbox.sandboxed:
             full_env = dict(os.environ, **(env or {}))
             return subprocess.Popen(self.sandbox.command(None, argv, {}, {}), stdin=subprocess.PIPE,
