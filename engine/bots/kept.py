@@ -160,9 +160,6 @@ class KeptFolder:
         self.store.close()
         self.store = new
 
-    def stored_bytes(self) -> int:
-        return os.fstat(self.store.fileno()).st_size
-
     def close(self) -> None:
         self.store.close()
 
@@ -183,19 +180,17 @@ def run_turn(jail: Jail, argv: Sequence[str], files: Mapping[str, tuple[bytes, b
     """Run one turn of a per-turn bot in the sandbox with its kept folder: ``data`` on its
     stdin, ``wait_s`` for it to exit; the folder is replaced by what comes back if that is
     whole and within the limits."""
-    source = folder.source()
-    report, report_in = os.pipe()
-    try:
-        process = jail.popen(argv, files, env, keeper=KeeperFds(source, report_in, folder.quota,
-                                                                 folder.max_entries))
-    except BaseException:
-        os.close(report)
-        raise
-    finally:
-        os.close(source)
-        os.close(report_in)
     new = tempfile.TemporaryFile(prefix="koth-kept-")
+    process: subprocess.Popen | None = None
+    passed: list[int] = []  # the keeper's ends: closed here once it has them
+    report = -1
     try:
+        passed.append(folder.source())
+        report, report_in = os.pipe()
+        passed.append(report_in)
+        process = jail.popen(argv, files, env, keeper=KeeperFds(passed[0], report_in, folder.quota,
+                                                                 folder.max_entries))
+        _close(passed)  # so the report's end is seen when the keeper's end is
         turn = _follow(process, report, data, wait_s, ArchiveReader(new.fileno(), folder.quota,
                                                                     folder.max_entries))
         if turn.error is None and not turn.finished.timed_out:
@@ -203,15 +198,23 @@ def run_turn(jail: Jail, argv: Sequence[str], files: Mapping[str, tuple[bytes, b
             new = None
         return turn
     finally:
+        _close(passed)
+        if report >= 0:
+            os.close(report)
         if new is not None:
             new.close()
-        os.close(report)
-        kill_group(process)
-        for stream in (process.stdin, process.stdout, process.stderr):
-            try:
-                stream.close()
-            except OSError:
-                pass
+        if process is not None:
+            kill_group(process)
+            for stream in (process.stdin, process.stdout, process.stderr):
+                try:
+                    stream.close()
+                except OSError:
+                    pass
+
+
+def _close(fds: list[int]) -> None:
+    while fds:
+        os.close(fds.pop())
 
 
 def _wait_for_set_up(report: int) -> bool:
@@ -223,6 +226,36 @@ def _wait_for_set_up(report: int) -> bool:
         return os.read(report, 1) == k.SET_UP
     except OSError:
         return False
+
+
+class _Report:
+    """The keeper's report as it arrives: the bot's exit status, then the archive."""
+
+    def __init__(self, reader: ArchiveReader) -> None:
+        self.reader = reader
+        self.status = bytearray()
+        self.returncode: int | None = None  # once the bot has exited
+        self.error: str | None = None
+        self.ended = False  # nothing more is read from it
+
+    def take(self, chunk: bytes) -> None:
+        if not chunk:
+            self.ended = True
+            if self.returncode is None:  # only the bot can end its keeper before it exits
+                self.returncode, self.error = -1, f"the bot's sandbox ended before the bot did ({UNCHANGED})"
+            return
+        if self.returncode is not None:
+            self.error = _feed(self.reader, chunk)
+        else:
+            self.status += chunk
+            if len(self.status) < 1 + k.STATUS.size:
+                return
+            if self.status[:1] == k.EXITED:
+                self.returncode = k.STATUS.unpack_from(self.status, 1)[0]
+                self.error = _feed(self.reader, bytes(self.status[1 + k.STATUS.size:]))
+            else:
+                self.returncode, self.error = -1, f"the kept folder came back unreadable ({UNCHANGED})"
+        self.ended = self.error is not None
 
 
 def _follow(process: subprocess.Popen, report: int, data: bytes, wait_s: float,
@@ -248,64 +281,43 @@ def _follow(process: subprocess.Popen, report: int, data: bytes, wait_s: float,
     except OSError:
         pass
     streams = {process.stdout.fileno(): out, process.stderr.fileno(): err}
-    status = bytearray()  # EXITED and the bot's exit status, before the archive
-    returncode: int | None = None
-    error: str | None = None
+    state = _Report(reader)
     with selectors.DefaultSelector() as selector:
         for fd in [*streams, report]:
             os.set_blocking(fd, False)
             selector.register(fd, selectors.EVENT_READ)
-        while streams or returncode is None:
+        while streams or state.returncode is None:  # until the bot has exited and its output ended
             wait = deadline - time.perf_counter()
             ready = selector.select(wait) if wait > 0 else []
             if not ready:
                 elapsed = (time.perf_counter() - began) * 1000.0
-                return KeptTurn(Finished(out, err, returncode, True), elapsed, error)
+                return KeptTurn(Finished(out, err, state.returncode, True), elapsed, state.error)
             for key, _ in ready:
                 chunk = _read(key.fd)
                 if chunk is None:
                     continue
-                if key.fd in streams:
-                    if chunk:
-                        streams[key.fd].add(chunk)
-                    else:
-                        selector.unregister(key.fd)
-                        del streams[key.fd]
-                    continue
-                if not chunk and returncode is None:
-                    # only the bot can end its keeper before it exits (or the kernel)
-                    error = f"the bot's sandbox ended before the bot did ({UNCHANGED})"
-                    returncode = -1
-                elif returncode is None:
-                    status += chunk
-                    if len(status) < 1 + k.STATUS.size:
-                        continue
-                    if status[:1] == k.EXITED:
-                        returncode = k.STATUS.unpack_from(status, 1)[0]
-                        error = _feed(reader, bytes(status[1 + k.STATUS.size:]))
-                    else:
-                        error, returncode = f"the kept folder came back unreadable ({UNCHANGED})", -1
+                if key.fd == report:
+                    state.take(chunk)
+                    if state.ended:
+                        selector.unregister(report)
+                elif chunk:
+                    streams[key.fd].add(chunk)
                 else:
-                    error = _feed(reader, chunk) if chunk else None
-                    if not chunk or error:
-                        selector.unregister(report)  # its end, or nothing more is read
-                        continue
-                if error:
-                    selector.unregister(report)
+                    selector.unregister(key.fd)
+                    del streams[key.fd]
         elapsed = (time.perf_counter() - began) * 1000.0
-        if error is None and not reader.done and report in selector.get_map():
+        error = state.error
+        if error is None and not state.ended:
             error = _finish_archive(selector, report, reader, deadline + PACK_WAIT_S)
     if error is None and not reader.done:
         error = f"the kept folder did not come back whole ({UNCHANGED})"
-    return KeptTurn(Finished(out, err, returncode, False), elapsed, error, reader.dropped)
+    return KeptTurn(Finished(out, err, state.returncode, False), elapsed, error, reader.dropped)
 
 
 def _finish_archive(selector: selectors.BaseSelector, report: int, reader: ArchiveReader,
                     deadline: float) -> str | None:
-    """Read the rest of the archive (the bot has ended); an error message, or None."""
-    for key in list(selector.get_map().values()):
-        if key.fd != report:
-            selector.unregister(key.fd)
+    """Read the rest of the archive (the bot has ended: ``report`` is all that is left in
+    ``selector``); an error message, or None."""
     while True:
         wait = deadline - time.perf_counter()
         if wait <= 0 or not selector.select(wait):
