@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import struct
 import subprocess
 import sys
 import textwrap
@@ -21,6 +22,8 @@ from pathlib import Path
 
 import pytest
 
+from engine.bots.keeper import MAGIC
+from engine.bots.kept import ArchiveReader, KeptError
 from engine.bots.sandbox import Limits, Sandbox, SandboxError
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -277,3 +280,33 @@ def test_the_kept_folder_lasts_the_game(tmp_path):
             assert view["tool"] is (turn > 1) and view["odd"] is (turn > 1)
     assert not faults(out, 0)
     assert os.listdir(controller_tmp(tmp_path)) == []
+
+
+def record(kind: bytes, path: bytes, data: bytes | None = None, size: int | None = None) -> bytes:
+    head = kind + struct.pack(">H", len(path)) + path
+    if data is None:
+        return head
+    return head + struct.pack(">Q", len(data) if size is None else size) + data
+
+
+@pytest.mark.parametrize("stream, message", [
+    (record(b"f", b"../evil", b"x"), "unreadable"),
+    (record(b"f", b"/etc/passwd", b"x"), "unreadable"),
+    (record(b"f", b"sub/file", b"x"), "unreadable"),  # its folder was not sent first
+    (record(b"f", b"a", b"x") + record(b"f", b"a", b"y"), "unreadable"),
+    (record(b"l", b"link"), "unreadable"),
+    (record(b"f", b"huge", b"", size=1 << 62), QUOTA_FAULT),
+    (b"".join(record(b"d", b"d%d" % n) for n in range(MAX_ENTRIES + 1)), ENTRIES_FAULT),
+    (b"!q", QUOTA_FAULT),
+    (b".\0\0\0\0trailing", "bytes after the end"),
+])
+def test_a_forged_archive_is_refused(tmp_path, stream, message):
+    # Where the bot runs as the keeper's uid (a user namespace, the controller not root) it can
+    # write its own stream to the keeper's report pipe: the controller checks every record.
+    sink = os.open(tmp_path / "sink", os.O_RDWR | os.O_CREAT)
+    reader = ArchiveReader(sink, QUOTA, MAX_ENTRIES)
+    with pytest.raises(KeptError, match=message):
+        for start in range(0, len(MAGIC + stream), 7):  # in pieces, as a pipe gives it
+            reader.feed((MAGIC + stream)[start:start + 7])
+    os.close(sink)
+    assert os.path.getsize(tmp_path / "sink") <= len(MAGIC) + len(stream)
