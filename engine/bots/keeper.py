@@ -213,7 +213,7 @@ def kill_the_rest() -> None:
     raise SystemExit("the bot's processes could not be killed")
 
 
-def run_bot(argv: list[str], uid: int) -> int:
+def run_bot(argv: list[str]) -> int:
     """Start the bot on this process's stdin/stdout/stderr, then let go of them, and wait."""
     pid = os.fork()
     if pid == 0:
@@ -246,7 +246,7 @@ def main(args: list[str]) -> int:
         os.setegid(0)
     os.set_inheritable(report, False)
     write_all(report, SET_UP)
-    code = run_bot(argv, uid)
+    code = run_bot(argv)
     write_all(report, EXITED + STATUS.pack(code))
     kill_the_rest()
     if as_root:
