@@ -58,7 +58,7 @@ class Limits:
     processes: int = 128  # threads count too
     open_files: int = 256
     disk_mb: int = 64  # the private /tmp (memory-backed); a per-turn bot's kept files too
-    files: int = 1024  # files and folders a per-turn bot keeps between its turns
+    files: int = 1024  # names (files, folders, links...) in a per-turn bot's kept folder
 
     def prlimit_args(self) -> list[str]:
         return ["prlimit", f"--as={self.memory_mb << 20}", f"--nproc={self.processes}",
