@@ -19,9 +19,9 @@ import zlib
 
 import arena_bridge  # registered by controller_worker.js
 
+from engine.bots import python2
 from engine.bots.answer import BotAnswer
 from engine.bots.code import BotLoadError
-from engine.bots import python2
 from engine.bots.python2 import PYTHON2, NotConverted, convert, python2_reason
 from engine.bots.python2_convert import conversion_from_reply, over_time_message
 from engine.bots.reply import answer_from_reply
@@ -599,8 +599,9 @@ async def _convert_in_worker(source: str) -> None:
         reply = None
     if isinstance(reply, dict) and reply.get("cancelled") is True:
         raise BotLoadError("its Python 2 conversion was cancelled: the run was stopped", None)
+    outcome: python2.Conversion | BotLoadError
     if isinstance(reply, dict) and type(reply.get("over_time_s")) is int:
-        outcome: python2.Conversion | BotLoadError = BotLoadError(over_time_message(reply["over_time_s"]), None)
+        outcome = BotLoadError(over_time_message(reply["over_time_s"]), None)
     elif isinstance(reply, dict) and isinstance(reply.get("stopped"), str):
         outcome = BotLoadError(f"its Python 2 conversion failed: {reply['stopped'][:300]}", None)
     else:
