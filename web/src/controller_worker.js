@@ -1255,6 +1255,8 @@ function python2Request(data) {
 // startBots(n) starts n more bot Workers now (scripts/bench_web measures their memory).
 self.kothController = {
   runPython: (code) => pyodide.runPython(code),
+  // Python 2 conversions started in the conversion Worker, and those under way now
+  python2Conversions: () => ({ started: conversionIds, underWay: converting.size }),
   startBots: (n) => refillWarm(warm.length + Math.max(0, Math.min(16, Number(n) || 0))),
 };
 
