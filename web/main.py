@@ -592,7 +592,11 @@ async def _convert_in_worker(source: str) -> None:
     too long to try: ``convert`` says so)."""
     if python2.converted(source) or len(source.encode("utf-8", "surrogatepass")) > python2.MAX_SOURCE_BYTES:
         return
-    text = str(await arena_bridge.convertPython2(source))
+    try:
+        text = str(await arena_bridge.convertPython2(source))
+    except Exception as exc:  # noqa: BLE001 - a JavaScript failure: the bot's load error, not the run's
+        message = f"its Python 2 conversion failed ({type(exc).__name__}: {exc})"
+        raise BotLoadError(message[:500], None) from None
     try:
         reply = json.loads(text)  # flat: checked and rebuilt in JavaScript (checkedConversion)
     except (ValueError, RecursionError):
