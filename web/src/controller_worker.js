@@ -1188,7 +1188,7 @@ async function convertNow(source) {
       converterWorker.ready.catch(() => {});
     }
     worker = converterWorker;
-    await untilStopped(worker.ready);
+    if (await untilStopped(worker.ready) === STOPPED) return JSON.stringify({ cancelled: true });
   } catch (err) {
     if (worker) worker.kill();
     return JSON.stringify({ stopped: `the Python 2 converter did not start (${String(err).slice(0, 300)})` });
