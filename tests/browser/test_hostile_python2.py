@@ -73,6 +73,10 @@ def test_quadratic_answer_is_faulted_the_controller_stays_responsive_and_it_is_c
     assert conversions(controller)["started"] == started
     expect(arena.console(1)).to_contain_text(OVER_TIME)
     assert arena.result_row("random")[4] == "0"
+    # The editor's view of the conversion says why, from the same outcome.
+    arena.page.locator("#bot1-panel .py2-converted summary").click()
+    expect(arena.page.locator("#bot1-panel .py2-status")).to_contain_text(f"It does not convert: {OVER_TIME}")
+    assert conversions(controller)["started"] == started
 
 
 def test_stop_ends_a_run_while_its_python2_conversion_runs(arena):

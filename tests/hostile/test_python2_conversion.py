@@ -109,6 +109,22 @@ def test_quadratic_python2_answers_cost_the_controller_nothing_and_are_converted
     assert seen["children_cpu"] > seen["cpu_in_conversions"]  # the work was the children's
 
 
+def test_the_conversion_process_cannot_take_more_than_its_memory_and_cpu():
+    """The limits the conversion process sets on itself before it reads the source hold: an
+    allocation past the memory limit fails (fissix's would end in the OVER_MEMORY reply)."""
+    probe = ("import resource\n"
+             "from engine.bots.python2_convert import CPU_LIMIT_S, MEMORY_LIMIT_BYTES, limit_self\n"
+             "limit_self()\n"
+             "assert resource.getrlimit(resource.RLIMIT_CPU)[0] == CPU_LIMIT_S\n"
+             "try:\n"
+             "    bytearray(MEMORY_LIMIT_BYTES)\n"
+             "except MemoryError:\n"
+             "    print('refused')\n")
+    done = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0 and done.stdout.strip() == "refused", (done.stdout, done.stderr[-2000:])
+
+
 @pytest.mark.parametrize("reply", [
     None, [], "text", {"converted": "x = 1\n", "lines": [1, 2], "true_division": False},
     {"converted": "x = 1\n", "lines": [0], "true_division": False},
