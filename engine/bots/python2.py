@@ -48,8 +48,9 @@ CACHE_SIZE = 128  # conversions kept (a tournament's field, the page's editors)
 # too; Chromium's Worker converted 160). Python 3 itself refuses 200 nested brackets; a bot's
 # tree is 10-30 levels deep.
 MAX_TREE_DEPTH = 120
-# fissix converts about 2,000 lines a second natively (fewer in the page, where it holds up the
-# controller Worker meanwhile): a posted answer is a few KiB; longer texts are refused.
+# fissix converts about 2,000 lines a second natively (fewer in the page), and some texts in
+# quadratic time (the conversion's time limit, engine.bots.python2_convert, bounds those): a
+# posted answer is a few KiB; longer texts are refused before any conversion starts.
 MAX_SOURCE_BYTES = 64 * 1024
 # ast.parse of code nested deeper than this is not tried in the controller (see nesting_bound;
 # Chromium's Worker parsed 155 nested brackets and overflowed at 200).
