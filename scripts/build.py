@@ -9,7 +9,7 @@ web/src/games/*.js, which it imports by name), copy the static files, render the
 for bot authors (docs/rules/*.md, with `marked` pinned in package.json) to
 docs/rules/*.html, copy the Pyodide runtime (unless --pyodide-cdn is given), write
 engine.zip, python2.zip (fissix and appdirs at the versions pinned in pyproject.toml, for
-converting Python 2 answers in the controller Worker: from the installed distributions, or
+converting Python 2 answers in the conversion Worker: from the installed distributions, or
 wheels `pip download`ed into build/cache/wheels when those are not the pinned versions), the
 Python memory snapshot every Worker of the page starts from (python-snapshot.bin, made under
 Node by scripts/snapshot.mjs; skipped with --pyodide-cdn, whose Pyodide may not be the one in
@@ -265,7 +265,7 @@ def _shipped(path: str) -> bool:
 
 
 def write_python2_zip(out: Path) -> dict[str, str]:
-    """python2.zip: the Python 2 converter's packages, unpacked by the controller Worker."""
+    """python2.zip: the Python 2 converter's packages, unpacked by the conversion Worker."""
     pins = pinned_versions()
     with zipfile.ZipFile(out / "python2.zip", "w", zipfile.ZIP_DEFLATED) as z:
         for name, version in pins.items():

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.bots import python2
+from engine.bots import python2, python2_convert
 from engine.bots.code import BotLoadError, load_code
 from engine.bots.native import HostedBot, InProcessBot
 from engine.bots.python2 import convert, python2_reason
@@ -248,8 +248,8 @@ def test_an_answer_longer_than_the_converter_takes_is_refused_with_a_message():
 def test_a_conversion_is_cached_by_the_source(monkeypatch):
     python2.cache_clear()
     calls = []
-    real = python2._convert
-    monkeypatch.setattr(python2, "_convert", lambda source: calls.append(source) or real(source))
+    real = python2_convert.convert_in_child  # natively each new source is converted in a process
+    monkeypatch.setattr(python2_convert, "convert_in_child", lambda text: calls.append(text) or real(text))
     first = convert("print 1\n")
     assert convert("print 1\n") is first and calls == ["print 1\n"]
     assert convert("print 2\n").converted == "print(2)\n" and len(calls) == 2

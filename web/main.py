@@ -19,9 +19,11 @@ import zlib
 
 import arena_bridge  # registered by controller_worker.js
 
+from engine.bots import python2
 from engine.bots.answer import BotAnswer
 from engine.bots.code import BotLoadError
-from engine.bots.python2 import PYTHON2, convert, python2_reason
+from engine.bots.python2 import PYTHON2, NotConverted, convert, python2_reason
+from engine.bots.python2_convert import conversion_from_reply, over_time_message
 from engine.bots.reply import answer_from_reply
 from engine.driver import BotEvent, Call, Calls, GameStarted, TurnPlayed, TurnReply
 from engine.entries import BUILTIN
@@ -188,7 +190,7 @@ class Controller:
         load = {"op": "load", "game": spec.name, "name": name, "code": source}
         if language == PYTHON2 and not source.startswith("builtin:"):
             try:
-                load.update(python2_load(source))
+                load.update(await python2_load(source))
             except BotLoadError as exc:
                 return BotAnswer(error=exc.message, line=exc.line)
         if spec.game_module is not None:  # an author's game: its bot-side code goes with the bot
@@ -450,7 +452,7 @@ class PageTournament:
                 request["game_module"] = self.spec.game_module
             if entry.kind != BUILTIN and entry.language == PYTHON2:
                 try:
-                    request.update(python2_load(source))
+                    request.update(await python2_load(source))
                 except BotLoadError as exc:
                     return BotAnswer(error=exc.message, line=exc.line)
             if self.budget is not None:
@@ -578,36 +580,73 @@ def export_snippet(challenge_text: str, options_json: str) -> str:
         return json.dumps({"error": str(exc)})
     return json.dumps({"markdown": markdown, "size": len(markdown), "limit": MAX_POST_CHARS,
                        "version": __version__})
-# ---- Python 2 answers (engine.bots.python2): converted here, never in a bot's Worker ----------
+# ---- Python 2 answers (engine.bots.python2): converted in a conversion Worker, never here ----
+# (fissix is quadratic on some texts). This Worker's Python only keeps each outcome, by the
+# source's SHA-256; arena_bridge.convertPython2 runs the conversion and this waits for it with
+# the Worker's event loop free.
+python2.set_converter(python2.cache_only)
 
-def python2_load(source: str) -> dict:
-    """The load request's fields for a Python 2 answer: the converted code and its line map
-    (``BotLoadError`` naming the author's line when it is not Python 2 either)."""
+
+async def _convert_in_worker(source: str) -> None:
+    """The source's conversion done in the conversion Worker and kept (unless it is at hand, or
+    too long to try: ``convert`` says so)."""
+    if python2.converted(source) or len(source.encode("utf-8", "surrogatepass")) > python2.MAX_SOURCE_BYTES:
+        return
     try:
-        return convert(source).to_json()
-    except ImportError as exc:  # python2.zip did not load (controller_worker.js says why)
-        raise BotLoadError(f"the Python 2 converter is not available here ({exc})", None) from None
+        text = str(await arena_bridge.convertPython2(source))
+    except Exception as exc:  # noqa: BLE001 - a JavaScript failure: the bot's load error, not the run's
+        message = f"its Python 2 conversion failed ({type(exc).__name__}: {exc})"
+        raise BotLoadError(message[:500], None) from None
+    try:
+        reply = json.loads(text)  # flat: checked and rebuilt in JavaScript (checkedConversion)
+    except (ValueError, RecursionError):
+        reply = None
+    if isinstance(reply, dict) and reply.get("cancelled") is True:
+        raise BotLoadError("its Python 2 conversion was cancelled: the run was stopped", None)
+    outcome: python2.Conversion | BotLoadError
+    if isinstance(reply, dict) and type(reply.get("over_time_s")) is int:
+        outcome = BotLoadError(over_time_message(reply["over_time_s"]), None)
+    elif isinstance(reply, dict) and isinstance(reply.get("stopped"), str):
+        outcome = BotLoadError(f"its Python 2 conversion failed: {reply['stopped'][:300]}", None)
+    else:
+        try:
+            outcome = conversion_from_reply(source, reply)
+        except BotLoadError as exc:
+            outcome = exc
+    python2.store(source, outcome)
 
 
-def python2_view(code: str, with_conversion: bool) -> str:
+async def python2_load(source: str) -> dict:
+    """The load request's fields for a Python 2 answer: the converted code and its line map
+    (``BotLoadError`` naming the author's line when it is not Python 2 either, or saying which
+    of its limits the conversion went over)."""
+    await _convert_in_worker(source)
+    return convert(source).to_json()
+
+
+async def python2_view(code: str, with_conversion: bool) -> str:
     """For a bot editor: whether its code looks like Python 2 (the one-click suggestion's
     reason, or null) and, when asked, its conversion (read-only text and a diff) or why it
-    does not convert. JSON; any failure is a message, never an exception. ``needs_converter``:
-    fissix is needed and not loaded yet (code that parses as Python 3 is checked without it,
-    so a page of Python 3 bots never loads it)."""
+    does not convert. JSON; any failure is a message, never an exception. Code that parses as
+    Python 3 is checked without a conversion."""
     out: dict = {"reason": None}
     try:
-        out["reason"] = python2_reason(code)
+        try:
+            out["reason"] = python2_reason(code)
+        except NotConverted:
+            await _convert_in_worker(code)
+            out["reason"] = python2_reason(code)
         if with_conversion:
+            await _convert_in_worker(code)
             conversion = convert(code)
             out.update(converted=conversion.converted, diff=conversion.diff())
-    except ImportError:
-        return json.dumps({"needs_converter": True})
     except BotLoadError as exc:
         out.update(error=exc.message, line=exc.line)
     except Exception as exc:  # noqa: BLE001 - the page shows it; the controller carries on
         out["error"] = f"the conversion failed ({type(exc).__name__}: {exc})"[:500]
     return json.dumps(out)
+
+
 async def load_game(source: str) -> str:
     """An author's game module (from the page's game editor), read and checked in a Worker of
     its own and registered: ``{"spec": ...}`` or ``{"error", "line"}`` (engine.page_game)."""

@@ -15,9 +15,13 @@ name the author's lines. Conversions are cached by the source's SHA-256 (a tourn
 converts each entry once). The same code runs in CPython and in the page's Pyodide, which
 loads fissix from the site (``scripts/build.py`` ships it).
 
-Conversion runs in the controller, never in the bot's process: it parses the text and runs
-no bot code, and a converted bot's host then needs nothing but the standard library. A text
-that fissix cannot parse gets a ``BotLoadError`` naming the author's line.
+Conversion never runs in the controller, nor in the bot's process: fissix is quadratic on some
+texts (8,000 ``u''`` literals in one expression took 17.5 s), so natively each new source is
+converted in a process of its own with a CPU, memory and wall-clock limit
+(``engine.bots.python2_convert``), and in the page in a conversion Worker the controller
+Worker stops at its time limit; the controller only keeps the outcome. A converted bot's host
+then needs nothing but the standard library. A text that fissix cannot parse gets a
+``BotLoadError`` naming the author's line; one over a limit, a ``BotLoadError`` saying so.
 """
 
 from __future__ import annotations
@@ -27,8 +31,10 @@ import difflib
 import hashlib
 import io
 import keyword
+import sys
 import tokenize
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -42,8 +48,9 @@ CACHE_SIZE = 128  # conversions kept (a tournament's field, the page's editors)
 # too; Chromium's Worker converted 160). Python 3 itself refuses 200 nested brackets; a bot's
 # tree is 10-30 levels deep.
 MAX_TREE_DEPTH = 120
-# fissix converts about 2,000 lines a second natively (fewer in the page, where it holds up the
-# controller Worker meanwhile): a posted answer is a few KiB; longer texts are refused.
+# fissix converts about 2,000 lines a second natively (fewer in the page), and some texts in
+# quadratic time (the conversion's time limit, engine.bots.python2_convert, bounds those): a
+# posted answer is a few KiB; longer texts are refused before any conversion starts.
 MAX_SOURCE_BYTES = 64 * 1024
 # ast.parse of code nested deeper than this is not tried in the controller (see nesting_bound;
 # Chromium's Worker parsed 155 nested brackets and overflowed at 200).
@@ -76,8 +83,19 @@ class Conversion:
             "posted (Python 2)", "converted (Python 3)", n=1))
 
 
-_cache: OrderedDict[str, Conversion] = OrderedDict()
+class NotConverted(BotLoadError):
+    """The source is not in the cache and conversions are not run here (the page's controller
+    Worker: its conversion Worker converts first, ``store`` keeps the result)."""
+
+    def __init__(self) -> None:
+        super().__init__("its Python 2 conversion has not been done yet", None)
+
+
+# Each conversion's outcome by the source's SHA-256: a Conversion, or the load error it ended
+# with (a conversion over its limits is not tried again each game of a tournament).
+_cache: OrderedDict[str, Conversion | BotLoadError] = OrderedDict()
 _tool: Any = None
+_converter: Callable[[str], Conversion] | None = None  # set_converter; None: the platform's
 
 
 def _refactoring_tool() -> Any:
@@ -98,17 +116,68 @@ def _refactoring_tool() -> Any:
 
 def convert(source: str) -> Conversion:
     """The answer converted to Python 3 (cached by its SHA-256); ``BotLoadError`` with the
-    author's line when fissix cannot read it as Python 2."""
-    key = hashlib.sha256(source.encode("utf-8", "surrogatepass")).hexdigest()
+    author's line when fissix cannot read it as Python 2, or when the conversion went over its
+    limits. Natively it runs in a limited process of its own (``engine.bots.python2_convert``);
+    in Pyodide, where this runs in the page's conversion Worker, here."""
+    key = _key(source)
     cached = _cache.get(key)
     if cached is not None:
         _cache.move_to_end(key)
+        if isinstance(cached, BotLoadError):
+            raise BotLoadError(cached.message, cached.line)
         return cached
-    conversion = _convert(source)
-    _cache[key] = conversion
+    size = len(source.encode("utf-8", "surrogatepass"))
+    if size > MAX_SOURCE_BYTES:
+        raise BotLoadError(f"a Python 2 answer is converted up to {MAX_SOURCE_BYTES // 1024} KiB; this "
+                           f"one is {size:,} bytes (convert it to Python 3 and choose Python 3)", None)
+    try:
+        conversion = (_converter or _platform_converter())(source)
+    except NotConverted:
+        raise
+    except BotLoadError as exc:
+        _keep(key, exc)
+        raise
+    _keep(key, conversion)
+    return conversion
+
+
+def store(source: str, outcome: Conversion | BotLoadError) -> None:
+    """Keep a conversion done elsewhere (the page's conversion Worker) for ``convert``."""
+    _keep(_key(source), outcome)
+
+
+def converted(source: str) -> bool:
+    """Whether ``convert`` has this source's outcome at hand."""
+    return _key(source) in _cache
+
+
+def set_converter(converter: Callable[[str], Conversion] | None) -> None:
+    """Where conversions run: ``cache_only`` (the page's controller Worker), a test's
+    stand-in, or None: the platform's (a limited process natively; here in Pyodide)."""
+    global _converter
+    _converter = converter
+
+
+def cache_only(source: str) -> Conversion:
+    raise NotConverted()
+
+
+def _platform_converter() -> Callable[[str], Conversion]:
+    if sys.platform == "emscripten":
+        return convert_here
+    from engine.bots.python2_convert import convert_in_child
+    return convert_in_child
+
+
+def _key(source: str) -> str:
+    return hashlib.sha256(source.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _keep(key: str, outcome: Conversion | BotLoadError) -> None:
+    _cache[key] = outcome
+    _cache.move_to_end(key)
     if len(_cache) > CACHE_SIZE:
         _cache.popitem(last=False)
-    return conversion
 
 
 def cache_clear() -> None:
@@ -116,7 +185,9 @@ def cache_clear() -> None:
     _cache.clear()
 
 
-def _convert(source: str) -> Conversion:
+def convert_here(source: str) -> Conversion:
+    """The answer converted in this process, unlimited: what the conversion process (or the
+    page's conversion Worker) runs, never the controller."""
     from fissix import pygram
     from fissix.pgen2.parse import ParseError
     from fissix.pgen2.tokenize import TokenError
@@ -312,6 +383,8 @@ def _converts(source: str, error: str, line: int | None) -> str | None:
         if nesting_bound(conversion.converted) > MAX_PARSE_NESTING:
             return None
         ast.parse(conversion.converted)
+    except NotConverted:
+        raise  # the page converts it in its conversion Worker and asks again
     except (_Untokenizable, BotLoadError, SyntaxError, ValueError, RecursionError, MemoryError):
         return None
     where = f" at line {line}" if line else ""

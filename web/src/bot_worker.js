@@ -3,6 +3,8 @@
 //
 // Controller -> bot:  {type: "init", indexURL, interruptBuffer?, wasmModule?, channels?,
 //                      snapshot?, memoryBytes?, files: {NAME: ArrayBuffer}, lockFile}
+//                     init with converter: {memoryBytes} starts a conversion Worker
+//                     instead (files holds python2.zip too; see CONVERTER_BOOT)
 //                     {type: "snapshot", snapshot}     (the snapshot init announced with
 //                                                       memoryBytes: Python starts meanwhile)
 //                     {type: "serve"}                  (sync mode: you have a bot now)
@@ -110,6 +112,27 @@ def _deny_page_modules():
     sys.meta_path.insert(0, _DenyPageModules())
 `;
 
+// A conversion Worker (Python 2 answers, engine/bots/python2_convert.py) answers each request,
+// {"source": TEXT}, with the conversion's reply, JSON text. It runs no bot code: fissix only
+// parses the text, but is quadratic on some texts; the controller stops it at its time limit.
+const CONVERTER_BOOT = `
+import sys
+if '/home/pyodide/python2' not in sys.path: sys.path.append('/home/pyodide/python2')
+from engine.bots.python2_convert import handle_request as _convert_request
+`;
+
+// The conversion Worker's memory limit: its WebAssembly memory never grows past `maxBytes`
+// (Pyodide's malloc then fails, and Python raises MemoryError). No other code runs here.
+function capMemory(maxBytes) {
+  const grow = WebAssembly.Memory.prototype.grow;
+  WebAssembly.Memory.prototype.grow = function growCapped(pages) {
+    if (this.buffer.byteLength + pages * 65536 > maxBytes) {
+      throw new RangeError(`the conversion's memory is limited to ${maxBytes} bytes`);
+    }
+    return grow.call(this, pages);
+  };
+}
+
 // What reaches beyond this Worker: the network, storage shared with the page's origin
 // (OPFS and Cache Storage survive reloads; the Python snapshot is cached there), locks
 // shared with the page, new Workers and scripts (which would get all of it back), channels
@@ -178,8 +201,10 @@ let resolveSnapshot = null;
 const snapshotToCome = new Promise((resolve) => { resolveSnapshot = resolve; });
 const comingSnapshot = { bytes: null };
 
-async function init({ indexURL, interruptBuffer, wasmModule, channels, snapshot, memoryBytes, files, lockFile }) {
+async function init({ indexURL, interruptBuffer, wasmModule, channels, snapshot, memoryBytes, files, lockFile,
+  converter }) {
   startup.marks.init = performance.now();
+  if (converter) capMemory(Number(converter.memoryBytes) || 512 * 2 ** 20);
   // Everything Pyodide fetches while it starts comes in this message: this Worker may not
   // fetch anything itself.
   answerFetches(files || {});
@@ -205,12 +230,21 @@ async function init({ indexURL, interruptBuffer, wasmModule, channels, snapshot,
   startup.marks.python = performance.now();
   if (interruptBuffer) pyodide.setInterruptBuffer(interruptBuffer);
   pyodide.unpackArchive(files["engine.zip"], "zip", { extractDir: "/home/pyodide" });
+  if (converter) pyodide.unpackArchive(files["python2.zip"], "zip", { extractDir: "/home/pyodide/python2" });
   for (const name of Object.keys(files)) { // in Python's file system now
     release(files[name]);
     delete files[name];
   }
   // A snapshot copies the random generator's state too: every bot gets fresh entropy.
   pyodide.runPython("import sys, random\nif '/home/pyodide' not in sys.path: sys.path.insert(0, '/home/pyodide')\nrandom.seed()");
+  if (converter) {
+    pyodide.runPython(CONVERTER_BOOT);
+    const convert = pyodide.globals.get("_convert_request");
+    withholdFromBots();
+    pushHandle = (json) => convert(json);
+    postToController({ type: "ready", mode: "push", heap: 0, startup });
+    return;
+  }
   pyodide.runPython(BOOT);
   const serve = pyodide.globals.get("_serve");
   withholdFromBots();

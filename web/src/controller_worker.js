@@ -85,11 +85,13 @@ function newBotWorker() {
 let internalId = 0; // ids of requests the controller makes itself (negative)
 
 class BotWorker {
-  constructor() {
+  // converter: python2.zip's bytes, for a conversion Worker (see convertPython2) instead of a bot's
+  constructor({ converter = null } = {}) {
     this.worker = newBotWorker();
-    this.interrupt = isolated ? new Uint8Array(new SharedArrayBuffer(1)) : null;
+    this.converter = converter !== null;
+    this.interrupt = isolated && !converter ? new Uint8Array(new SharedArrayBuffer(1)) : null;
     // Cross-origin isolated: requests and replies go through shared memory (sync mode).
-    const channels = isolated ? { request: newChannelBuffer(), reply: newChannelBuffer() } : null;
+    const channels = isolated && !converter ? { request: newChannelBuffer(), reply: newChannelBuffer() } : null;
     this.requests = channels && new Channel(channels.request);
     this.replies = channels && new Channel(channels.reply);
     this.mode = null; // "sync", "jspi" or "push", as the bot Worker reports it
@@ -110,7 +112,7 @@ class BotWorker {
               .map(([k, v]) => [String(k).slice(0, 40), Number(v) || 0])),
           } : null;
           this.heapBytes = Number(data.heap) || 0; // its Python heap, before any bot code ran
-          if (scriptBots === null) scriptBots = this.mode !== "push";
+          if (scriptBots === null && !this.converter) scriptBots = this.mode !== "push";
           resolve(this);
           postPool();
         } else if (data.type === "failed" && !this.isReady) {
@@ -128,7 +130,8 @@ class BotWorker {
     botInit.then(() => {
       if (this.dead) return;
       const init = { type: "init", indexURL, interruptBuffer: this.interrupt, wasmModule, channels,
-        files: botFiles, lockFile };
+        files: converter ? { ...botFiles, "python2.zip": converter } : botFiles, lockFile,
+        converter: converter ? { memoryBytes: CONVERT_MEMORY_BYTES } : null };
       if (!snapshot && snapshotMemoryBytes) {
         this.worker.postMessage({ ...init, memoryBytes: snapshotMemoryBytes });
         snapshotKnown.then((bytes) => { if (!this.dead) this.worker.postMessage({ type: "snapshot", snapshot: bytes }); });
@@ -559,6 +562,7 @@ const bridge = {
   ask,
   askGame,
   gameWorker,
+  convertPython2,
   prepare,
   release: async () => release(),
   now: () => performance.now(),
@@ -797,10 +801,8 @@ function startTournament(data) {
   const run = new RunStop(data.run);
   activeRun = run;
   const entries = data.challenge && Array.isArray(data.challenge.entries) ? data.challenge.entries : [];
-  const python2 = entries.some((e) => e && e.language === "python2" && e.enabled !== false);
-  // A Python 2 entry's code is converted here (main.py): fissix first, if not yet loaded.
-  (python2 ? loadPython2().catch(() => {}) : Promise.resolve())
-    .then(() => runTournamentPy(JSON.stringify(data))).catch((err) => {
+  // A Python 2 entry's code is converted in the conversion Worker, when main.py loads it.
+  Promise.resolve().then(() => runTournamentPy(JSON.stringify(data))).catch((err) => {
     self.postMessage({ type: "error", run: data.run, message: String(err) });
   }).finally(() => {
     if (activeRun === run) activeRun = null;
@@ -1035,10 +1037,8 @@ function verifyReplay(data) {
 function startRun(data) {
   const run = new RunStop(data.run);
   activeRun = run;
-  const python2 = Array.isArray(data.bots) && data.bots.some((b) => b && b.language === "python2");
-  // A Python 2 bot's code is converted here (main.py): fissix first, if not yet loaded.
-  (python2 ? loadPython2().catch(() => {}) : Promise.resolve())
-    .then(() => controller.run(JSON.stringify(data))).catch((err) => {
+  // A Python 2 bot's code is converted in the conversion Worker, when main.py loads it.
+  Promise.resolve().then(() => controller.run(JSON.stringify(data))).catch((err) => {
     self.postMessage({ type: "error", run: data.run, message: String(err) });
   }).finally(() => {
     if (activeRun === run) activeRun = null;
@@ -1138,23 +1138,98 @@ self.onmessage = (event) => {
 };
 
 // ---- Python 2 answers -------------------------------------------------------------------
-// fissix (python2.zip, built by scripts/build.py) is unpacked into this Worker's Python the
-// first time a Python 2 bot is run or an editor asks; bot Workers never need it (they get
-// the converted code and its line map).
-let python2Loading = null;
+// fissix (python2.zip, built by scripts/build.py) never runs in this Worker: it is quadratic on
+// some texts (8,000 u'' literals in one expression took 17.5 s). Each new source is converted
+// in a conversion Worker: a bot Worker started with python2.zip, running
+// engine/bots/python2_convert.py, its WebAssembly memory capped (bot_worker.js capMemory),
+// terminated when a conversion runs past CONVERT_LIMIT_MS. main.py awaits convertPython2 with
+// this Worker's event loop free, and keeps each outcome (engine/bots/python2.py's cache).
+const CONVERT_LIMIT_MS = 10_000; // as engine/bots/python2_convert.py CPU_LIMIT_S
+const CONVERT_MEMORY_BYTES = 512 * 2 ** 20; // as MEMORY_LIMIT_BYTES there
+const CONVERT_IDLE_MS = 30_000; // an idle conversion Worker is stopped (its memory freed) after this
+const MAX_CONVERSION_CHARS = 2 << 20; // a reply, as MAX_REPLY_BYTES there
+let python2Zip = null; // a promise of python2.zip's bytes
+let converterWorker = null;
+let converterIdle = null;
+let conversionIds = 0;
+let conversions = Promise.resolve(); // one at a time
+const converting = new Map(); // source -> its conversion under way (a tournament's matches share it)
 
-function loadPython2() {
-  if (!python2Loading) {
-    python2Loading = siteFetch("python2.zip").then((response) => {
+function python2ZipBytes() {
+  if (!python2Zip) {
+    python2Zip = siteFetch("python2.zip").then((response) => {
       if (!response.ok) throw new Error(`python2.zip: HTTP ${response.status}`);
       return response.arrayBuffer();
-    }).then((zip) => {
-      pyodide.unpackArchive(zip, "zip", { extractDir: "/home/pyodide/python2" });
-      pyodide.runPython("import sys\nif '/home/pyodide/python2' not in sys.path: sys.path.append('/home/pyodide/python2')");
     });
-    python2Loading.catch(() => { python2Loading = null; }); // a later request tries again
+    python2Zip.catch(() => { python2Zip = null; }); // a later request tries again
   }
-  return python2Loading;
+  return python2Zip;
+}
+
+// The conversion of `source` as main.py reads it (JSON text): the conversion Worker's reply
+// (checkedConversion); {over_time_s} when it ran past its limit; {stopped: why} when its Worker
+// failed; {cancelled: true} when the page stopped the run meanwhile.
+function convertPython2(source) {
+  const text = String(source);
+  if (converting.has(text)) return converting.get(text);
+  const next = conversions.then(() => convertNow(text));
+  conversions = next.catch(() => {});
+  converting.set(text, next);
+  next.finally(() => converting.delete(text)).catch(() => {});
+  return next;
+}
+
+async function convertNow(source) {
+  clearTimeout(converterIdle);
+  let worker = null;
+  try {
+    if (!converterWorker || converterWorker.dead) {
+      converterWorker = new BotWorker({ converter: await python2ZipBytes() });
+      converterWorker.ready.catch(() => {});
+    }
+    worker = converterWorker;
+    if (await untilStopped(worker.ready) === STOPPED) return JSON.stringify({ cancelled: true });
+  } catch (err) {
+    if (worker) worker.kill();
+    return JSON.stringify({ stopped: `the Python 2 converter did not start (${String(err).slice(0, 300)})` });
+  }
+  const id = ++conversionIds;
+  let timer = null;
+  const outcome = await untilStopped(Promise.race([
+    worker.request(id, JSON.stringify({ source }), checkedConversion).then((checked) => ({ checked })),
+    new Promise((resolve) => { timer = setTimeout(() => resolve(null), CONVERT_LIMIT_MS); }),
+  ]));
+  clearTimeout(timer);
+  if (outcome && outcome !== STOPPED && outcome.checked !== null) {
+    converterIdle = setTimeout(() => worker.kill(), CONVERT_IDLE_MS);
+    return outcome.checked;
+  }
+  worker.kill();
+  if (outcome === STOPPED) return JSON.stringify({ cancelled: true });
+  if (outcome === null) return JSON.stringify({ over_time_s: CONVERT_LIMIT_MS / 1000 });
+  return JSON.stringify({ stopped: "its Worker stopped (over its memory limit, or it failed)" });
+}
+
+// The conversion Worker's reply, untrusted text: bounded, parsed here, and rebuilt flat
+// ({converted, lines, true_division} or {error, line}); main.py checks the rest.
+function checkedConversion(json) {
+  const unreadable = JSON.stringify({ error: "its Python 2 conversion's result was not readable", line: null });
+  if (typeof json !== "string" || json.length > MAX_CONVERSION_CHARS) {
+    return JSON.stringify({ error: "its Python 2 conversion's result is too long", line: null });
+  }
+  let data;
+  try {
+    data = JSON.parse(json);
+  } catch (err) {
+    return unreadable;
+  }
+  if (data === null || typeof data !== "object") return unreadable;
+  if (typeof data.error === "string") {
+    return JSON.stringify({ error: data.error.slice(0, 2000), line: Number.isInteger(data.line) ? data.line : null });
+  }
+  if (typeof data.converted !== "string" || !Array.isArray(data.lines) || !data.lines.every(Number.isInteger)
+      || typeof data.true_division !== "boolean") return unreadable;
+  return JSON.stringify({ converted: data.converted, lines: data.lines, true_division: data.true_division });
 }
 
 let python2Queue = Promise.resolve();
@@ -1167,14 +1242,9 @@ function python2Request(data) {
     let reply;
     try {
       const code = typeof data.code === "string" ? data.code : "";
-      const view = () => JSON.parse(pyodide.pyimport("arena_main").python2_view(code, data.convert === true));
-      reply = view();
-      if (reply.needs_converter) {
-        await loadPython2();
-        reply = view();
-      }
+      reply = JSON.parse(await pyodide.pyimport("arena_main").python2_view(code, data.convert === true));
     } catch (err) {
-      reply = { reason: null, error: `the Python 2 converter did not load (${String(err).slice(0, 300)})` };
+      reply = { reason: null, error: `the Python 2 check failed (${String(err).slice(0, 300)})` };
     }
     self.postMessage({ type: "python2", id: data.id, ...reply });
   });
@@ -1185,6 +1255,8 @@ function python2Request(data) {
 // startBots(n) starts n more bot Workers now (scripts/bench_web measures their memory).
 self.kothController = {
   runPython: (code) => pyodide.runPython(code),
+  // Python 2 conversions started in the conversion Worker, and those under way now
+  python2Conversions: () => ({ started: conversionIds, underWay: converting.size }),
   startBots: (n) => refillWarm(warm.length + Math.max(0, Math.min(16, Number(n) || 0))),
 };
 

@@ -2,8 +2,9 @@
 // The choice is saved with the bot and carried by share links; choosing it never changes the
 // code. When the code looks like Python 2 (it does not compile as Python 3 but converts, or
 // uses raw_input, xrange, ...), a one-click suggestion appears. The converted code and a
-// diff are shown read-only. Every check and conversion runs in Python, in the controller
-// Worker (web/main.py python2_view, engine/bots/python2.py): this module only shows them.
+// diff are shown read-only. Every check runs in Python, in the controller Worker (web/main.py
+// python2_view, engine/bots/python2.py), and every conversion in its conversion Worker
+// (controller_worker.js convertPython2): this module only shows them.
 
 export const PYTHON2 = "python2";
 export const PYTHON3 = "python3";
