@@ -487,7 +487,8 @@ class PageTournament:
     def replay(self, index: int) -> dict:
         packed = self.replays.get(index)
         if packed is None:
-            reason = ("that game has not been played" if index not in self.tournament.results
+            result = self.tournament.results.get(index)
+            reason = ("that game has not been played" if result is None else result.error if result.error
                       else "its replay was not kept (the page keeps 256 MB of replays)")
             return {"error": f"game {index + 1}: {reason}"}
         return {"document": json.loads(zlib.decompress(packed))}
