@@ -61,6 +61,23 @@ class RefusedAnswer(AnswerError):
         self.answer, self.reason = None, message
 
 
+def depth_over_limit(text: str) -> int:
+    """How deep a reply nests when that is over ``MAX_REPLY_DEPTH``, else 0 (told by counting
+    its brackets when there are too few to nest that deep: most replies)."""
+    if text.count("[") + text.count("{") <= MAX_REPLY_DEPTH:
+        return 0
+    depth = nesting_depth(text)
+    return depth if depth > MAX_REPLY_DEPTH else 0
+
+
+def reply_too_deep(op: str, depth: int) -> GameLimitError:
+    """The error of a reply nested deeper than ``MAX_REPLY_DEPTH``: a record in it would nest
+    deeper than a replay may hold it."""
+    return GameLimitError(f"the game's reply to '{op}' nests {depth} deep; a reply nests at most "
+                          f"{MAX_REPLY_DEPTH} deep (a record in it {MAX_RECORD_DEPTH}), so that its replay "
+                          "can be read")
+
+
 def _reply(data: object, request: dict) -> dict:
     """A reply from the game's process, checked: an ``error`` becomes a ``GameCodeError``."""
     if not isinstance(data, dict) or data.get("id") != request.get("id"):
@@ -117,15 +134,14 @@ class ProcessChannel:
             raise GameCodeError(f"the game's reply to '{op}' is over {MAX_REPLY_BYTES:,} bytes")
         try:
             text = line.decode("utf-8")
-            depth = nesting_depth(text)
-            data = json.loads(text) if depth <= MAX_REPLY_DEPTH else None
+            depth = depth_over_limit(text)
+            data = json.loads(text) if not depth else None
         except ValueError:
             self.close()
             raise GameCodeError(f"the game's process sent a reply to '{op}' that is not JSON") from None
-        if depth > MAX_REPLY_DEPTH:
+        if depth:
             self.close()
-            raise GameLimitError(f"the game's reply to '{op}' nests {depth} deep, over the "
-                                 f"{MAX_REPLY_DEPTH} a reply may (a replay nests at most that deep)")
+            raise reply_too_deep(op, depth)
         if isinstance(data, dict) and isinstance(data.get("output"), str) and self.on_output:
             self.on_output(data["output"][:MAX_OUTPUT_CHARS])
         return _reply(data, request)
@@ -238,8 +254,9 @@ class ProxyState:
         return message
 
     def _record(self, record: object, method: str, picture_required: bool = False) -> dict:
-        """A record from the game, checked: its picture, its nesting and its size (all of the
-        game's records together) within what a replay holds."""
+        """A record from the game, checked: its picture, and its size (all of the game's records
+        together) within what a replay holds. Its nesting is the reply's, checked by the channel
+        (``MAX_REPLY_DEPTH``: a record nests at most ``MAX_RECORD_DEPTH``)."""
         if not isinstance(record, dict) or set(record) & {"seats", "answers", "faults"}:
             raise GameCodeError(f"the game's {method} is not a record")
         if "picture" in record or picture_required:
@@ -251,10 +268,6 @@ class ProxyState:
             text = json.dumps(record, allow_nan=False)
         except (ValueError, RecursionError):
             raise GameCodeError(f"the game's {method} is not JSON (NaN or infinity)") from None
-        depth = nesting_depth(text)
-        if depth > MAX_RECORD_DEPTH:
-            raise GameLimitError(f"{method} returned a record nested {depth} deep; a record nests at most "
-                                 f"{MAX_RECORD_DEPTH} deep, so that its replay can be read")
         self.recorded += len(text)
         if self.recorded > MAX_GAME_RECORD_CHARS:
             raise GameLimitError(f"the game recorded over {MAX_GAME_RECORD_CHARS // 2**20} MiB by turn "

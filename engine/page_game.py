@@ -20,12 +20,9 @@ import itertools
 import json
 from typing import Any
 
-from engine.errors import GameLimitError
 from engine.game_host import CALL_LIMIT_S
-from engine.game_proxy import AuthoredGame, GameCodeError, _reply
-from engine.json_depth import nesting_depth
+from engine.game_proxy import AuthoredGame, GameCodeError, _reply, depth_over_limit, reply_too_deep
 from engine.registry import get_game, register, unregister
-from engine.replay_limits import MAX_REPLY_DEPTH
 
 # Reading the module and its check game (40 turns of default moves: milliseconds for a sound
 # game). Pyodide has no signals: past this, the Worker is interrupted and the line reported.
@@ -61,8 +58,9 @@ class BridgeChannel:
         text = json.loads(checked).get("game")
         if not isinstance(text, str):
             raise GameCodeError(f"the game's Worker sent a malformed reply to '{op}'")
-        if nesting_depth(text) > MAX_REPLY_DEPTH:
-            raise GameLimitError(f"the game's reply to '{op}' is nested more than {MAX_REPLY_DEPTH} deep")
+        depth = depth_over_limit(text)
+        if depth:
+            raise reply_too_deep(op, depth)
         try:
             data = json.loads(text)
         except ValueError:

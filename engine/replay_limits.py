@@ -19,7 +19,7 @@ MAX_DEPTH = 32  # a file's nesting: a built-in game's nests 7 deep; deeper can o
 # counted, at most this deep.
 RECORD_WRAPPING = 4
 MAX_RECORD_DEPTH = MAX_DEPTH - RECORD_WRAPPING
-MAX_REPLY_DEPTH = MAX_DEPTH  # a game host's reply: a record in it is one level deeper
+MAX_REPLY_DEPTH = MAX_RECORD_DEPTH + 1  # a game host's reply: a record in it nests at most one less
 MAX_REPLY_BYTES = 16 << 20  # one reply of a game host (a line of JSON)
 
 # One game's record_start and record_turn values (pictures included) as JSON, in all: a

@@ -124,8 +124,8 @@ if _host is not None and not getattr(_host, "patched", False):
     _host.patched = True
 '''
 
-# The host's reply_text, wrapped: a turn's record nested deeper than a replay holds, past the
-# host's own check (as a patched or foreign host could send it).
+# The host's reply_text, wrapped: a turn's record nested deeper than a replay holds it, past
+# the host's own check (as a patched or foreign host could send it).
 PATCH_DEEP = '''
 import sys as _sys
 _host = getattr(_sys.modules.get("__main__"), "GameHost", None)  # none in a bot's process
@@ -255,11 +255,14 @@ def test_a_record_nested_deeper_than_a_replay_holds_is_a_game_error(capsys, tmp_
 
 
 def test_a_deep_record_past_a_patched_host_is_refused_by_the_controller(tmp_path):
-    # 30 levels in a record's field: the record nests 31 deep, its reply 32 (what a reply may)
-    path = write(tmp_path, game(head=PATCH_DEEP.format(levels=MAX_DEPTH - 2)))
+    # a record one level deeper than a replay holds it: its reply one deeper than a reply may be
+    path = write(tmp_path, game(head=PATCH_DEEP.format(levels=MAX_RECORD_DEPTH)))
     code, out, err, _, _ = controller(tmp_path, "match", "--game-file", path, *MATCH)
     line = one_line_game_error(err)
-    assert code == 1 and f"record_turn returned a record nested {MAX_DEPTH - 1} deep" in line, line
+    assert code == 1 and out == ""
+    assert f"the game's reply to 'apply' nests {MAX_RECORD_DEPTH + 2} deep; a reply nests at most " \
+           f"{MAX_RECORD_DEPTH + 1} deep (a record in it {MAX_RECORD_DEPTH})" in line, line
+    assert MAX_RECORD_DEPTH + 1 <= MAX_DEPTH  # what a reply may hold, the reader opens
 
 
 def test_a_record_at_the_deepest_allowed_opens_again(capsys, tmp_path):
@@ -360,3 +363,11 @@ def test_the_page_stops_a_never_ending_game_and_a_huge_score(page_main):
     assert events[-1]["type"] == "error", events[-1]
     message = events[-1]["message"]
     assert "the game failed: the game's scores [an int of 1329 bits, 0] are not numbers" in message, message
+
+
+def test_a_score_is_a_bounded_number_checked_without_overflow():
+    from engine.replay_limits import MAX_SCORE, is_score
+
+    good = [0, -3, 2.5, MAX_SCORE, -MAX_SCORE, float(MAX_SCORE)]
+    bad = [10**400, -(10**400), MAX_SCORE + 1, float("nan"), float("inf"), 1e300, True, False, "1", None, [1]]
+    assert all(is_score(s) for s in good) and not any(is_score(s) for s in bad)
