@@ -112,6 +112,7 @@ class ProcessChannel:
 
     def call(self, request: dict, wait_s: float) -> dict:
         if self.process is None or self.process.poll() is not None:
+            self.close()  # a tournament's next game starts another (engine.game_proxy.game_for_worker)
             raise GameCodeError("the game's process is not running")
         self.next_id += 1
         request = {**request, "id": self.next_id}

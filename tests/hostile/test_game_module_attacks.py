@@ -242,6 +242,22 @@ def test_a_tournament_goes_on_past_a_game_with_a_huge_score(tmp_path):
     assert len(files) == 2 and all(load_document(f.read_text()) for f in files)  # the played games'
 
 
+def test_a_tournament_goes_on_past_a_game_whose_process_was_killed(tmp_path):
+    # a hang in C (no signal stops it) when the bot "one" sits in seat 0: the controller kills
+    # the game's process after 8 s, and the next game starts another
+    hang = "        if actions.get(0) == 1:\n            sum(range(10 ** 12))\n"
+    source = game().replace("        self.round += 1\n", hang + "        self.round += 1\n")
+    path = write(tmp_path, source)
+    code, out, err, took, _ = controller(tmp_path, "tournament", "--game-file", path, "builtin:two",
+                                         "builtin:one", "--games", 4, "--seed", 1, "--secret", "S", "--json")
+    assert code == 0 and "Traceback" not in err, err[-3000:]
+    games = json.loads(out)["games"]
+    assert [g["seats"][0] for g in games] == ["two", "one", "two", "one"], games
+    assert [g["scores"] for g in games[::2]] == [[10, 5], [10, 5]], games
+    assert all("the game did not answer 'apply' within 8 s" in g["error"] for g in games[1::2]), games
+    assert took < TIME_BOUND_S, took
+
+
 # -- (c) what a game records opens again -------------------------------------------------------
 def test_a_record_nested_deeper_than_a_replay_holds_is_a_game_error(capsys, tmp_path):
     path = write(tmp_path, game(record=nested(MAX_RECORD_DEPTH + 1)))
