@@ -432,9 +432,11 @@ _MADE_BY = (("record", "record_turn"), ("start", "record_start"), ("observations
 def _over_limits(reply: dict, text: str) -> str | None:
     """Why a reply (``text`` its JSON) may not be sent, naming the method that made it: over
     the reply's size or nesting, or a record nested deeper than a replay holds it."""
+    if len(text) <= MAX_REPLY_BYTES and text.count("[") + text.count("{") <= MAX_RECORD_DEPTH:
+        return None  # the common case, told quickly: too few brackets to nest too deep
     depth = nesting_depth(text)
     if len(text) <= MAX_REPLY_BYTES and depth <= MAX_RECORD_DEPTH:
-        return None  # the common case: no part of it can be over
+        return None  # no part of it is over
     for key, method in _MADE_BY:
         if key in ("record", "start"):
             error = _record_too_deep(reply.get(key), method)
