@@ -336,6 +336,33 @@ class FakeBridge:
         reply = self.game.handle(json.loads(request_json))
         return f"1;1;{json.dumps({'game': reply['game']})}"
 
+    # a tournament's seats: a bot host each, per group of seats
+    def tournamentBegin(self, seats: int, entries: int, parallel_json: str) -> str:  # noqa: N802
+        self.groups: dict[int, list] = {}
+        return json.dumps({"parallel": 1})
+
+    async def tournamentSeats(self, table_json: str) -> int:  # noqa: N802
+        group = len(self.groups)
+        seats = json.loads(table_json)
+        self.groups[group] = [self.host_type(lambda: None, lambda reply: None) for _ in seats]
+        return group
+
+    def tournamentFree(self, group: int) -> None:  # noqa: N802
+        self.groups.pop(group, None)
+
+    async def tournamentAsk(self, group: int, seat: int, request_id: int, op: str, text: str,  # noqa: N802
+                            wait_ms: int) -> str:
+        reply = self.groups[group][seat].handle(json.loads(text)) or {}
+        fields = {k: reply.get(k) for k in ("answer", "error", "line")}
+        fields.update(stdout=reply.get("stdout") or "", stderr=reply.get("stderr") or "")
+        return f"1;1;{json.dumps(fields)}"
+
+    def tournamentWorkers(self) -> str:  # noqa: N802
+        return "{}"
+
+    def tournamentEnd(self) -> None:  # noqa: N802
+        pass
+
 
 @pytest.fixture
 def page_main(monkeypatch):
@@ -387,3 +414,25 @@ def test_a_score_is_a_bounded_number_checked_without_overflow():
     good = [0, -3, 2.5, MAX_SCORE, -MAX_SCORE, float(MAX_SCORE)]
     bad = [10**400, -(10**400), MAX_SCORE + 1, float("nan"), float("inf"), 1e300, True, False, "1", None, [1]]
     assert all(is_score(s) for s in good) and not any(is_score(s) for s in bad)
+
+
+def test_a_page_tournament_goes_on_past_a_game_with_a_huge_score(page_main):
+    main, bridge = page_main
+    sys.path.insert(0, str(ROOT / "tests"))
+    from fresh_thread import in_fresh_thread
+
+    source = game(head=PATCH_SCORES.format(where="engine.game_host"))
+    assert "spec" in json.loads(in_fresh_thread(lambda: asyncio.run(main.load_game(source))))
+    challenge = {"format": "koth-arena-challenge", "version": 1, "title": "Count", "description": "",
+                 "game": "count", "settings": {}, "games": 4, "seed": 1, "secret": "S",
+                 "entries": [{"name": "two", "code": "builtin:two"}, {"name": "one", "code": "builtin:one"}]}
+    request = {"type": "tournament", "run": 2, "challenge": challenge, "parallel": 1}
+    in_fresh_thread(lambda: asyncio.run(main.run_tournament(json.dumps(request))))
+    done = bridge.events[-1]
+    assert done["type"] == "tournament-done", done
+    games = done["tournament"]["games"]
+    assert [("error" in g) for g in games] == [True, False, True, False], games
+    assert all("the game's scores [an int of 1329 bits, 0]" in g["error"] for g in games[::2])
+    assert {r["name"]: r["games"] for r in done["rows"]} == {"two": 2, "one": 2}
+    replay = main.tournaments[2].replay(0)
+    assert "the game's scores" in replay["error"], replay
