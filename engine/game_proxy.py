@@ -289,15 +289,16 @@ class ProxyState:
             self.acting, self.observations = (), {}
             self.outcome = Outcome(over, tuple(scores), unique_winner(scores))
             return
-        if not isinstance(acting, list) or not acting or len(set(acting)) != len(acting) or not all(
-                type(s) is int and 0 <= s < self.num_players for s in acting):
+        if not isinstance(acting, list) or not acting or not all(
+                type(s) is int and 0 <= s < self.num_players for s in acting) \
+                or len(set(acting)) != len(acting):  # set() after the types: a list is unhashable
             raise GameCodeError("the game's process named no acting seats, or seats that do not exist")
         self.acting = tuple(acting)
         observations = reply.get("observations", {})
         if not isinstance(observations, dict):
             raise GameCodeError("the game's process sent malformed observations")
-        self.observations = {int(k): v for k, v in observations.items()
-                             if k.isdigit() and int(k) in self.acting and v is not None}
+        seats = {str(seat): seat for seat in self.acting}  # not int(k): "9" * 5000 or "²" raise
+        self.observations = {seats[k]: v for k, v in observations.items() if k in seats and v is not None}
 
 
 class TrialState:

@@ -146,6 +146,24 @@ if _host is not None and not getattr(_host, "patched", False):
     _host.patched = True
 '''
 
+# The host's reply_text, wrapped: observations for "seats" that no int() reads.
+PATCH_OBSERVATIONS = '''
+import sys as _sys
+_host = getattr(_sys.modules.get("__main__"), "GameHost", None)  # none in a bot's process
+if _host is not None and not getattr(_host, "patched", False):
+    _honest = _host.reply_text
+
+    def _reply_text(self, request_text):
+        import json
+        reply = json.loads(_honest(self, request_text))
+        if isinstance(reply.get("observations"), dict):
+            reply["observations"].update({"9" * 5000: {}, "\\u00b2": {}})
+        return json.dumps(reply)
+
+    _host.reply_text = _reply_text
+    _host.patched = True
+'''
+
 
 def game(rounds: int = 5, head: str = "", record: str = '{"sums": list(self.sums)}') -> str:
     """The game's source; ``rounds`` 0: it never ends."""
@@ -279,6 +297,22 @@ def test_a_deep_record_past_a_patched_host_is_refused_by_the_controller(tmp_path
     assert f"the game's reply to 'apply' nests {MAX_RECORD_DEPTH + 2} deep; a reply nests at most " \
            f"{MAX_RECORD_DEPTH + 1} deep (a record in it {MAX_RECORD_DEPTH})" in line, line
     assert MAX_RECORD_DEPTH + 1 <= MAX_DEPTH  # what a reply may hold, the reader opens
+
+
+def test_a_patched_host_naming_seats_no_int_can_be_made_of_plays_on(tmp_path):
+    # observations keyed "9" * 5000 (more digits than int() reads) and "²" (a digit to isdigit)
+    path = write(tmp_path, game(head=PATCH_OBSERVATIONS))
+    code, out, err, _, _ = controller(tmp_path, "match", "--game-file", path, *MATCH)
+    assert code == 0 and "Traceback" not in err, err[-3000:]
+    assert json.loads(out)["games"][0]["scores"] == [10, 5]
+    # acting seats that are lists (unhashable): one line, not a TypeError's traceback
+    patch = PATCH_OBSERVATIONS.replace('reply["observations"].update({"9" * 5000: {}, "\\u00b2": {}})',
+                                       'reply["acting"] = [[0], [1]]')
+    assert patch != PATCH_OBSERVATIONS
+    path = write(tmp_path, game(head=patch))
+    code, out, err, _, _ = controller(tmp_path, "match", "--game-file", path, *MATCH)
+    line = one_line_game_error(err)
+    assert code == 1 and "named no acting seats, or seats that do not exist" in line, line
 
 
 def test_a_record_at_the_deepest_allowed_opens_again(capsys, tmp_path):
