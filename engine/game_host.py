@@ -280,8 +280,8 @@ class GameHost:
         if over is not None:
             return {"acting": [], "over": over, "scores": self._scores()}
         acting = self.call("acting_seats", game.acting_seats)
-        if not isinstance(acting, (list, tuple)) or not acting or len(set(acting)) != len(acting) or not all(
-                type(s) is int and 0 <= s < self.players for s in acting):
+        if not isinstance(acting, (list, tuple)) or not acting or not all(
+                type(s) is int and 0 <= s < self.players for s in acting) or len(set(acting)) != len(acting):
             raise GameModuleError(f"acting_seats returned {_show(acting)}, not a list of different seats "
                                   f"0 to {self.players - 1} (while over() is None, someone acts)",
                                   None, "acting_seats")
