@@ -124,28 +124,6 @@ if _host is not None and not getattr(_host, "patched", False):
     _host.patched = True
 '''
 
-# The host's reply_text, wrapped: a turn's record nested deeper than a replay holds it, past
-# the host's own check (as a patched or foreign host could send it).
-PATCH_DEEP = '''
-import sys as _sys
-_host = getattr(_sys.modules.get("__main__"), "GameHost", None)  # none in a bot's process
-if _host is not None and not getattr(_host, "patched", False):
-    _honest = _host.reply_text
-
-    def _reply_text(self, request_text):
-        import json
-        reply = json.loads(_honest(self, request_text))
-        if isinstance(reply.get("record"), dict):
-            deep = 0
-            for _ in range({levels}):
-                deep = [deep]
-            reply["record"]["deep"] = deep
-        return json.dumps(reply)
-
-    _host.reply_text = _reply_text
-    _host.patched = True
-'''
-
 # The host's reply_text, wrapped: observations for "seats" that no int() reads.
 PATCH_OBSERVATIONS = '''
 import sys as _sys
@@ -170,12 +148,13 @@ def game(rounds: int = 5, head: str = "", record: str = '{"sums": list(self.sums
     return GAME.format(rounds=rounds or 1, endless=rounds == 0, head=head, record=record)
 
 
-def nested(levels: int) -> str:
-    """Python source of a record nesting ``levels`` deep, itself counted, once a bot has played."""
+def nested(levels: int, always: bool = False) -> str:
+    """Python source of a record nesting ``levels`` deep, itself counted, once a bot has played
+    (``always``: from the first turn, the check game's too)."""
     inner = "0"
     for _ in range(levels - 1):
         inner = f"[{inner}]"
-    return f'{{"deep": {inner}}} if self.played else {{"sums": list(self.sums)}}'
+    return f'{{"deep": {inner}}} if {always} or self.played else {{"sums": list(self.sums)}}'
 
 
 def controller(tmp_path: Path, *args: object,
@@ -277,25 +256,25 @@ def test_a_tournament_goes_on_past_a_game_whose_process_was_killed(tmp_path):
 
 
 # -- (c) what a game records opens again -------------------------------------------------------
-def test_a_record_nested_deeper_than_a_replay_holds_is_a_game_error(capsys, tmp_path):
+def test_a_record_nested_deeper_than_a_replay_holds_is_named_at_load(capsys, tmp_path):
+    path = write(tmp_path, game(record=nested(MAX_RECORD_DEPTH + 1, always=True)))
+    code = cli.main(["match", "--game-file", str(path), *map(str, MATCH)])
+    out = capsys.readouterr()
+    assert code == 2 and out.out == "" and len(out.err.strip().splitlines()) == 1, out.err
+    assert f"record_turn returned a record nested {MAX_RECORD_DEPTH + 1} deep; a record nests at most " \
+           f"{MAX_RECORD_DEPTH} deep, so that its replay can be read" in out.err, out.err
+
+
+def test_a_record_nested_deeper_than_a_replay_holds_in_play_is_a_game_error(capsys, tmp_path):
+    # the check game plays default actions only: the deep record comes once a bot has played
     path = write(tmp_path, game(record=nested(MAX_RECORD_DEPTH + 1)))
-    code = cli.main(["match", "--game-file", str(path), "builtin:two", "builtin:one", "--seed", "1",
-                     "--secret", "S", "--json"])
+    code = cli.main(["match", "--game-file", str(path), *map(str, MATCH)])
     out = capsys.readouterr()
     line = one_line_game_error(out.err)
     assert code == 1 and out.out == ""
-    assert f"record_turn returned a record nested {MAX_RECORD_DEPTH + 1} deep; a record nests at most " \
-           f"{MAX_RECORD_DEPTH} deep" in line, line
-
-
-def test_a_deep_record_past_a_patched_host_is_refused_by_the_controller(tmp_path):
-    # a record one level deeper than a replay holds it: its reply one deeper than a reply may be
-    path = write(tmp_path, game(head=PATCH_DEEP.format(levels=MAX_RECORD_DEPTH)))
-    code, out, err, _, _ = controller(tmp_path, "match", "--game-file", path, *MATCH)
-    line = one_line_game_error(err)
-    assert code == 1 and out == ""
     assert f"the game's reply to 'apply' nests {MAX_RECORD_DEPTH + 2} deep; a reply nests at most " \
-           f"{MAX_RECORD_DEPTH + 1} deep (a record in it {MAX_RECORD_DEPTH})" in line, line
+           f"{MAX_RECORD_DEPTH + 1} deep (a record in it {MAX_RECORD_DEPTH}), so that its replay can be " \
+           "read" in line, line
     assert MAX_RECORD_DEPTH + 1 <= MAX_DEPTH  # what a reply may hold, the reader opens
 
 
