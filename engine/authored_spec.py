@@ -16,6 +16,7 @@ import re
 from dataclasses import asdict, field, make_dataclass
 from typing import Any
 
+from engine.replay_limits import MAX_GAME_TURNS
 from engine.spec import SCORINGS, SCRIPT_MODES, GameSpec, Preset, SettingField
 
 MAX_EXAMPLE_CHARS = 256 * 1024
@@ -77,13 +78,16 @@ def check_info(info: object) -> dict:
     if not (_int(info.get("fault_limit")) and 1 <= info["fault_limit"] <= 1000) \
             or not isinstance(info.get("invalid_is_fault"), bool):
         raise GameInfoError("fault_limit is 1 to 1000 and invalid_is_fault true or false")
+    if not (_int(info.get("max_turns")) and 1 <= info["max_turns"] <= MAX_GAME_TURNS):
+        raise GameInfoError(f"max_turns is 1 to {MAX_GAME_TURNS}")
     examples = info.get("examples")
     if not isinstance(examples, dict) or len(examples) > MAX_EXAMPLES or not all(
             isinstance(k, str) and _KEY.match(k) and not k.startswith("_") and isinstance(v, str)
             and 0 < len(v) <= MAX_EXAMPLE_CHARS for k, v in examples.items()):
         raise GameInfoError(f"examples are at most {MAX_EXAMPLES} bots by name, each a source")
     expected = {"name", "title", "summary", "rules", "players", "alone", "settings", "fields", "presets",
-                "default_preset", "scoring", "script_mode", "fault_limit", "invalid_is_fault", "examples"}
+                "default_preset", "scoring", "script_mode", "fault_limit", "invalid_is_fault", "max_turns",
+                "examples"}
     if set(info) != expected:
         raise GameInfoError("the game's description has other fields than the engine's")
     return info

@@ -201,6 +201,10 @@ def run_tournament_command(args: argparse.Namespace) -> int:
             return EXIT_USAGE
         with progress_bar(2, quiet=False) as progress:
             run_tournament(tournament, players, args.until_settled, cap, on_result=progress)
+    for result in tournament.ordered_results():  # the author's game failed in these: one line each
+        if result.error is not None:
+            seats = " vs ".join(tournament.names[e] for e in result.table)
+            sys.stderr.write(f"game {result.index + 1} (seed {result.seed}, {seats}): {result.error}\n")
     if args.json:
         print(json.dumps(tournament.to_json()))
     else:

@@ -1,9 +1,14 @@
-"""Typed errors for bot answers: bad syntax is told apart from an illegal move.
+"""Typed errors: a bot's answer rejected (bad syntax told apart from an illegal move), and an
+author's game that failed.
 
-Both are ``ValueError`` so callers that only care that an answer was rejected can catch
-one type (python-chess does the same with ``InvalidMoveError`` and ``IllegalMoveError``).
-The session records either as an ``invalid`` fault whose message carries the reason; the
-game's ``invalid_is_fault`` says whether it counts toward freezing the bot.
+The answer errors are both ``ValueError`` so callers that only care that an answer was
+rejected can catch one type (python-chess does the same with ``InvalidMoveError`` and
+``IllegalMoveError``). The session records either as an ``invalid`` fault whose message
+carries the reason; the game's ``invalid_is_fault`` says whether it counts toward freezing
+the bot.
+
+A ``GameCodeError`` ends the game it happened in (not the bots' fault): ``match`` shows it
+as one line, a tournament records it for that game and plays the others.
 """
 
 from __future__ import annotations
@@ -28,6 +33,19 @@ class IllegalMoveError(AnswerError):
 
 class GameOverError(RuntimeError):
     """An action was applied to a game that has already ended."""
+
+
+class GameCodeError(Exception):
+    """The author's game failed; ``message`` is one line for the author (method, line)."""
+
+    def __init__(self, message: str, line: int | None = None) -> None:
+        super().__init__(message)
+        self.message, self.line = message, line
+
+
+class GameLimitError(GameCodeError):
+    """The author's game went over one of its limits (turns, what it records, its scores):
+    ``engine.replay_limits``."""
 
 
 def _show(answer: object) -> str:

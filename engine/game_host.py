@@ -6,7 +6,10 @@ stdin/stdout; in the page a stripped Worker feeds it the same requests. The cont
 side is ``engine.game_proxy``. Each call into the game's code has a time limit
 (``CALL_LIMIT_S``; a loop is stopped with its line where signals exist, and the controller
 kills the process past its own deadline), and everything the game returns is checked here
-(so the author reads which method returned what) and again by the proxy.
+(so the author reads which method returned what) and again by the proxy. Scores are bounded
+numbers, a reply weighs at most ``MAX_REPLY_BYTES``, and the check game refuses a record
+nested deeper than a replay holds it (``engine.replay_limits``; the proxy checks every reply's
+nesting).
 
 Requests (``id`` echoed back; an ``error`` reply means the game is broken):
 - ``load {source}`` -> ``{info}``: read and check the module, then play a short check game
@@ -24,7 +27,6 @@ from __future__ import annotations
 import copy
 import io
 import json
-import math
 import random
 import signal
 import sys
@@ -35,7 +37,9 @@ from typing import Any
 from engine.game_api import InvalidAnswer
 from engine.game_module import GameModule, GameModuleError, as_json, code_line, raised
 from engine.games.randomness import draw_key
+from engine.json_depth import nesting_depth
 from engine.picture import PictureError, check_picture
+from engine.replay_limits import MAX_RECORD_DEPTH, MAX_REPLY_BYTES, MAX_SCORE, is_score
 
 CALL_LIMIT_S = 5.0  # one call into the game's code
 CHECK_TURNS = 40  # turns of the check game played at load with every seat's default action
@@ -277,8 +281,8 @@ class GameHost:
         if over is not None:
             return {"acting": [], "over": over, "scores": self._scores()}
         acting = self.call("acting_seats", game.acting_seats)
-        if not isinstance(acting, (list, tuple)) or not acting or len(set(acting)) != len(acting) or not all(
-                type(s) is int and 0 <= s < self.players for s in acting):
+        if not isinstance(acting, (list, tuple)) or not acting or not all(
+                type(s) is int and 0 <= s < self.players for s in acting) or len(set(acting)) != len(acting):
             raise GameModuleError(f"acting_seats returned {_show(acting)}, not a list of different seats "
                                   f"0 to {self.players - 1} (while over() is None, someone acts)",
                                   None, "acting_seats")
@@ -290,8 +294,9 @@ class GameHost:
     def _scores(self) -> list:
         scores = self.call("scores", self.game.scores)
         if not isinstance(scores, (list, tuple)) or len(scores) != self.players or not all(
-                type(s) in (int, float) and math.isfinite(s) for s in scores):
-            raise GameModuleError(f"scores returned {_show(scores)}, not a list of {self.players} numbers",
+                is_score(s) for s in scores):
+            raise GameModuleError(f"scores returned {_show_scores(scores)}, not a list of {self.players} "
+                                  f"numbers (whole or finite, at most {MAX_SCORE:.0e} in size)",
                                   None, "scores")
         return list(scores)
 
@@ -346,9 +351,14 @@ class GameHost:
             request = {}
         reply = self.handle(request if isinstance(request, dict) else {})
         try:
-            return json.dumps(reply, allow_nan=False)
+            text = json.dumps(reply, allow_nan=False)
         except (TypeError, ValueError, RecursionError):
             pass
+        else:
+            error = _over_limits(reply, text)
+            if error is None:
+                return text
+            return json.dumps({"id": reply.get("id"), "error": error, "line": None, "method": None})
         for key, method in (("observations", "observation"), ("messages", "start_message"),
                             ("record", "record_turn"), ("start", "record_start"), ("lines", "lines")):
             try:
@@ -369,6 +379,9 @@ class GameHost:
         players = 1 if info["alone"] else max(2, preset["bots"][0]) if preset["bots"][1] >= 2 else 1
         status = self._op_new({"settings": {**info["settings"], **preset["settings"]}, "players": players,
                                "seed": 1, "secret": "check"})
+        error = _record_too_deep(status["start"], "record_start")
+        if error:
+            raise GameModuleError(error, None, "record_start")
         starts = status["messages"]
         clients = []
         stream = info["script_mode"] == "stream"
@@ -401,12 +414,46 @@ class GameHost:
                     pass  # a default action need not be an answer a bot could give
                 actions[key] = {"default": True}
             status = self._op_apply({"actions": actions})
-            as_json(status.get("record"), "a record",
-                    "record_turn" if callable(getattr(self.game, "record_turn", None)) else "apply_actions")
+            method = "record_turn" if callable(getattr(self.game, "record_turn", None)) else "apply_actions"
+            as_json(status.get("record"), "a record", method)
+            error = _record_too_deep(status.get("record"), method)
+            if error:
+                raise GameModuleError(error, None, method)
             self._scores()  # scores() answers at any time, not only at the end
             if "invalid" in status:
                 raise GameModuleError(f"apply_actions refused the default action: {status['invalid']}", None,
                                       "default_action")
+
+
+# The reply's fields a game's methods make, and the method that made each.
+_MADE_BY = (("record", "record_turn"), ("start", "record_start"), ("observations", "observation"),
+            ("messages", "start_message"), ("lines", "lines"))
+
+
+def _over_limits(reply: dict, text: str) -> str | None:
+    """Why a reply (``text`` its JSON) may not be sent: over the reply's size, naming the method
+    that made most of it. (Its nesting is the proxy's to check, at no cost here; the check game
+    names a record nested too deep.)"""
+    if len(text) > MAX_REPLY_BYTES:
+        key, method = max(_MADE_BY, key=lambda made: len(json.dumps(reply.get(made[0]))))
+        return f"{method} returned too much: the reply is over {MAX_REPLY_BYTES:,} bytes"
+    return None
+
+
+def _record_too_deep(record: object, method: str) -> str | None:
+    depth = nesting_depth(json.dumps(record))
+    if depth > MAX_RECORD_DEPTH:
+        return (f"{method} returned a record nested {depth} deep; a record nests at most "
+                f"{MAX_RECORD_DEPTH} deep, so that its replay can be read")
+    return None
+
+
+def _show_scores(scores: object) -> str:
+    """Scores shown short: a huge whole number by its size, not its digits."""
+    if isinstance(scores, (list, tuple)):
+        scores = [f"<an int of {s.bit_length()} bits>" if type(s) is int and not -10**20 < s < 10**20 else s
+                  for s in scores[:10]]
+    return _show(scores)
 
 
 def _invalid_text(exc: InvalidAnswer, answer: object) -> str:
@@ -416,7 +463,10 @@ def _invalid_text(exc: InvalidAnswer, answer: object) -> str:
 
 
 def _show(value: object) -> str:
-    text = repr(value)
+    try:
+        text = repr(value)
+    except ValueError:  # an int of more digits than Python converts
+        text = f"<a {type(value).__name__} too big to show>"
     return text if len(text) <= 60 else text[:57] + "..."
 
 

@@ -17,6 +17,7 @@ from collections import deque
 from types import CodeType, ModuleType
 from typing import Any
 
+from engine.replay_limits import MAX_GAME_TURNS
 from engine.spec import SCORINGS, SCRIPT_MODES
 from engine.wire import answer_text as default_answer_text
 
@@ -165,6 +166,10 @@ class GameModule:
                 and isinstance(v, str) and v.strip() for k, v in examples.items()):
             raise GameModuleError("EXAMPLES is a dict of bot name (an identifier): the bot's Python source",
                                   None, "EXAMPLES")
+        max_turns = values.get("MAX_TURNS", MAX_GAME_TURNS)
+        if type(max_turns) is not int or not 1 <= max_turns <= MAX_GAME_TURNS:
+            raise GameModuleError(f"MAX_TURNS is a whole number 1 to {MAX_GAME_TURNS:,}, got "
+                                  f"{_show(max_turns)}", None, "MAX_TURNS")
         for hook in ("lines", "answer_text"):
             if hook in values and not callable(values[hook]):
                 raise GameModuleError(f"{hook} is a function", None, hook)
@@ -174,7 +179,7 @@ class GameModule:
             "players": list(players), "alone": alone,
             "settings": settings, "fields": fields, "presets": presets,
             "default_preset": presets[0]["name"], "scoring": scoring, "script_mode": script_mode,
-            "fault_limit": fault_limit, "invalid_is_fault": invalid_is_fault,
+            "fault_limit": fault_limit, "invalid_is_fault": invalid_is_fault, "max_turns": max_turns,
             "examples": dict(sorted(examples.items())),
         }
 

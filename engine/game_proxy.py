@@ -6,15 +6,17 @@ checked here (the process may be anything but the engine's host). Each turn cost
 trip when one seat acts (the answer is parsed and applied in one request), one more per seat
 when several act; the seats' next observations and the turn's record come back with it.
 
-A game that breaks (raises, answers wrongly, runs past its time limit, dies) ends the run
-with a ``GameCodeError``: one line naming the method and the line in the author's file.
+A game that breaks (raises, answers wrongly, runs past its time limit, dies) ends the game
+with a ``GameCodeError``: one line naming the method and the line in the author's file. A game
+that goes over a limit of ``engine.replay_limits`` (its turns, the nesting and the size of what
+it records, the size of its scores) ends it with a ``GameLimitError``: so whatever it recorded
+opens again, and the controller's memory stays bounded however long the game would go on.
 ``load_game`` starts a process, has it read and check the module, and builds the spec.
 """
 
 from __future__ import annotations
 
 import json
-import math
 import subprocess
 import time
 from pathlib import Path
@@ -23,26 +25,25 @@ from typing import Any, Protocol
 from engine.authored_spec import GameInfoError, check_info, spec_from_info
 from engine.bots.pipes import Deadline, LineChannel, LineTooLong, write_all
 from engine.bots.sandbox import Sandbox, SandboxError, Unsandboxed, kill_group
-from engine.errors import AnswerError
+from engine.errors import AnswerError, GameCodeError, GameLimitError
 from engine.game_host import CALL_LIMIT_S
 from engine.json_depth import nesting_depth
 from engine.outcome import Outcome, unique_winner
 from engine.picture import PictureError, check_picture
+from engine.replay_limits import (
+    MAX_GAME_RECORD_CHARS,
+    MAX_GAME_TURNS,
+    MAX_RECORD_DEPTH,
+    MAX_REPLY_BYTES,
+    MAX_REPLY_DEPTH,
+    MAX_SCORE,
+    is_score,
+)
 from engine.spec import GameSpec
 
-MAX_REPLY_BYTES = 16 << 20
 LOAD_WAIT_S = 120.0  # reading the module and its check game: many calls
 CALL_WAIT_S = CALL_LIMIT_S + 3.0  # the host stops a call at its limit; past this it is killed
 MAX_OUTPUT_CHARS = 4_000
-MAX_NESTING = 64  # of a reply's JSON, measured before it is parsed
-
-
-class GameCodeError(Exception):
-    """The author's game failed; ``message`` is one line for the author (method, line)."""
-
-    def __init__(self, message: str, line: int | None = None) -> None:
-        super().__init__(message)
-        self.message, self.line = message, line
 
 
 class Channel(Protocol):
@@ -58,6 +59,23 @@ class RefusedAnswer(AnswerError):
     def __init__(self, message: str) -> None:
         ValueError.__init__(self, message)
         self.answer, self.reason = None, message
+
+
+def depth_over_limit(text: str) -> int:
+    """How deep a reply nests when that is over ``MAX_REPLY_DEPTH``, else 0 (told by counting
+    its brackets when there are too few to nest that deep: most replies)."""
+    if text.count("[") + text.count("{") <= MAX_REPLY_DEPTH:
+        return 0
+    depth = nesting_depth(text)
+    return depth if depth > MAX_REPLY_DEPTH else 0
+
+
+def reply_too_deep(op: str, depth: int) -> GameLimitError:
+    """The error of a reply nested deeper than ``MAX_REPLY_DEPTH``: a record in it would nest
+    deeper than a replay may hold it."""
+    return GameLimitError(f"the game's reply to '{op}' nests {depth} deep; a reply nests at most "
+                          f"{MAX_REPLY_DEPTH} deep (a record in it {MAX_RECORD_DEPTH}), so that its replay "
+                          "can be read")
 
 
 def _reply(data: object, request: dict) -> dict:
@@ -94,6 +112,7 @@ class ProcessChannel:
 
     def call(self, request: dict, wait_s: float) -> dict:
         if self.process is None or self.process.poll() is not None:
+            self.close()  # a tournament's next game starts another (engine.game_proxy.game_for_worker)
             raise GameCodeError("the game's process is not running")
         self.next_id += 1
         request = {**request, "id": self.next_id}
@@ -116,12 +135,14 @@ class ProcessChannel:
             raise GameCodeError(f"the game's reply to '{op}' is over {MAX_REPLY_BYTES:,} bytes")
         try:
             text = line.decode("utf-8")
-            if nesting_depth(text) > MAX_NESTING:
-                raise ValueError("nested too deep")
-            data = json.loads(text)
+            depth = depth_over_limit(text)
+            data = json.loads(text) if not depth else None
         except ValueError:
             self.close()
             raise GameCodeError(f"the game's process sent a reply to '{op}' that is not JSON") from None
+        if depth:
+            self.close()
+            raise reply_too_deep(op, depth)
         if isinstance(data, dict) and isinstance(data.get("output"), str) and self.on_output:
             self.on_output(data["output"][:MAX_OUTPUT_CHARS])
         return _reply(data, request)
@@ -167,6 +188,9 @@ class ProxyState:
         self.invalid_is_fault = game.info["invalid_is_fault"]
         self.outcome: Outcome | None = None
         self.frozen: set[int] = set()
+        self.max_turns = game.info.get("max_turns", MAX_GAME_TURNS)
+        self.turns = 0
+        self.recorded = 0  # characters of JSON the game has recorded so far
         values = settings.to_json()
         reply = game.call({"op": "new", "settings": values, "players": players, "seed": seed,
                            "secret": secret})
@@ -174,7 +198,7 @@ class ProxyState:
         if not isinstance(messages, list) or len(messages) != players:
             raise GameCodeError("the game's process sent no start message for every seat")
         self.start_messages = messages
-        self.start_record = _record(start, "record_start", picture_required=True)
+        self.start_record = self._record(start, "record_start", picture_required=True)
         self.last_record: dict = {}
         self._status(reply)
 
@@ -196,8 +220,12 @@ class ProxyState:
         reply = self.game.call({"op": "apply", "actions": wanted})
         if "invalid" in reply:
             raise RefusedAnswer(_invalid(reply["invalid"]))
-        self.last_record = _record(reply.get("record"), "record_turn")
+        self.last_record = self._record(reply.get("record"), "record_turn")
         self._status(reply)
+        self.turns += 1
+        if self.outcome is None and self.turns >= self.max_turns:
+            whose = "its MAX_TURNS" if self.max_turns < MAX_GAME_TURNS else "the engine's limit for a game"
+            raise GameLimitError(f"the game did not end within {self.max_turns:,} turns ({whose})")
         return None  # the changes stay in the game's process, which tells each seat what changed
 
     def freeze(self, seat: int) -> None:
@@ -226,26 +254,51 @@ class ProxyState:
             message = self.game.call({"op": "observe", "seat": seat}).get("message")
         return message
 
+    def _record(self, record: object, method: str, picture_required: bool = False) -> dict:
+        """A record from the game, checked: its picture, and its size (all of the game's records
+        together) within what a replay holds. Its nesting is the reply's, checked by the channel
+        (``MAX_REPLY_DEPTH``: a record nests at most ``MAX_RECORD_DEPTH``)."""
+        if not isinstance(record, dict) or set(record) & {"seats", "answers", "faults"}:
+            raise GameCodeError(f"the game's {method} is not a record")
+        if "picture" in record or picture_required:
+            try:
+                check_picture(record.get("picture"))
+            except PictureError as exc:
+                raise GameCodeError(f"draw returned a picture that is not one: {exc}") from None
+        try:
+            text = json.dumps(record, allow_nan=False)
+        except (ValueError, RecursionError):
+            raise GameCodeError(f"the game's {method} is not JSON (NaN or infinity)") from None
+        self.recorded += len(text)
+        if self.recorded > MAX_GAME_RECORD_CHARS:
+            raise GameLimitError(f"the game recorded over {MAX_GAME_RECORD_CHARS // 2**20} MiB by turn "
+                                 f"{self.turns + 1} ({method}, pictures included): a replay would be too big "
+                                 "to read")
+        return record
+
     def _status(self, reply: dict) -> None:
         over, acting = reply.get("over"), reply.get("acting")
         if over is not None:
             scores = reply.get("scores")
             if not isinstance(over, str) or not 0 < len(over) <= 100 or not isinstance(scores, list) \
-                    or len(scores) != self.num_players or not all(
-                        type(s) in (int, float) and math.isfinite(s) for s in scores):
+                    or len(scores) != self.num_players:
                 raise GameCodeError("the game's process ended the game without a reason and a score per seat")
+            if not all(is_score(s) for s in scores):
+                raise GameLimitError(f"the game's scores {_show(scores)} are not numbers of at most "
+                                     f"{MAX_SCORE:.0e} in size (finite, not true or false)")
             self.acting, self.observations = (), {}
             self.outcome = Outcome(over, tuple(scores), unique_winner(scores))
             return
-        if not isinstance(acting, list) or not acting or len(set(acting)) != len(acting) or not all(
-                type(s) is int and 0 <= s < self.num_players for s in acting):
+        if not isinstance(acting, list) or not acting or not all(
+                type(s) is int and 0 <= s < self.num_players for s in acting) \
+                or len(set(acting)) != len(acting):  # set() after the types: a list is unhashable
             raise GameCodeError("the game's process named no acting seats, or seats that do not exist")
         self.acting = tuple(acting)
         observations = reply.get("observations", {})
         if not isinstance(observations, dict):
             raise GameCodeError("the game's process sent malformed observations")
-        self.observations = {int(k): v for k, v in observations.items()
-                             if k.isdigit() and int(k) in self.acting and v is not None}
+        seats = {str(seat): seat for seat in self.acting}  # not int(k): "9" * 5000 or "²" raise
+        self.observations = {seats[k]: v for k, v in observations.items() if k in seats and v is not None}
 
 
 class TrialState:
@@ -269,15 +322,14 @@ def _invalid(message: object) -> str:
     return message[:500] if isinstance(message, str) else "the game refused the answer"
 
 
-def _record(record: object, method: str, picture_required: bool = False) -> dict:
-    if not isinstance(record, dict) or set(record) & {"seats", "answers", "faults"}:
-        raise GameCodeError(f"the game's {method} is not a record")
-    if "picture" in record or picture_required:
-        try:
-            check_picture(record.get("picture"))
-        except PictureError as exc:
-            raise GameCodeError(f"draw returned a picture that is not one: {exc}") from None
-    return record
+def _show(value: object) -> str:
+    """A short text of a value from the game's process (a huge int shown by its size)."""
+    if isinstance(value, list):
+        return "[" + ", ".join(_show(v) for v in value[:4]) + (", ...]" if len(value) > 4 else "]")
+    if type(value) is int and not -10**20 < value < 10**20:
+        return f"an int of {value.bit_length()} bits"
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 class ProxyWire:

@@ -9,7 +9,9 @@ with JSPI's ``run_sync`` where the browser has it). A call past ``CALL_LIMIT_S``
 (the game's line is reported) or its Worker stopped.
 
 The game's reply is untrusted text: its size and nesting are bounded before Python parses it,
-and ``engine.game_proxy`` checks every field.
+and ``engine.game_proxy`` checks every field, with the native path's limits on turns, records
+and scores (``engine.replay_limits``): a runaway game ends with a game error, not a page out of
+memory.
 """
 
 from __future__ import annotations
@@ -19,11 +21,9 @@ import json
 from typing import Any
 
 from engine.game_host import CALL_LIMIT_S
-from engine.game_proxy import AuthoredGame, GameCodeError, _reply
-from engine.json_depth import nesting_depth
+from engine.game_proxy import AuthoredGame, GameCodeError, _reply, depth_over_limit, reply_too_deep
 from engine.registry import get_game, register, unregister
 
-MAX_NESTING = 64
 # Reading the module and its check game (40 turns of default moves: milliseconds for a sound
 # game). Pyodide has no signals: past this, the Worker is interrupted and the line reported.
 LOAD_LIMIT_S = 10.0
@@ -58,8 +58,9 @@ class BridgeChannel:
         text = json.loads(checked).get("game")
         if not isinstance(text, str):
             raise GameCodeError(f"the game's Worker sent a malformed reply to '{op}'")
-        if nesting_depth(text) > MAX_NESTING:
-            raise GameCodeError(f"the game's reply to '{op}' is nested more than {MAX_NESTING} deep")
+        depth = depth_over_limit(text)
+        if depth:
+            raise reply_too_deep(op, depth)
         try:
             data = json.loads(text)
         except ValueError:

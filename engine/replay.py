@@ -22,12 +22,11 @@ from engine.games.randomness import check_secret
 from engine.json_depth import nesting_depth
 from engine.outcome import FaultKind
 from engine.registry import get_game
+from engine.replay_limits import MAX_DEPTH, MAX_DOCUMENT_CHARS
 from engine.series import summarize
 from engine.session import MAX_ANSWER_CHARS, SCHEMA_VERSION
 from engine.spec import GameSpec
 
-MAX_DOCUMENT_CHARS = 64 * 1024 * 1024
-MAX_DEPTH = 32  # a real replay nests 7 deep; deep nesting can overflow Pyodide's stack
 MAX_BOTS = 64
 MAX_RECORDS = 10_000
 MAX_TOTAL_TURNS = 2_000_000

@@ -21,6 +21,8 @@ Formats (``Tournament.kind``):
   same ``games`` seeds on its own. Ranked by mean score per game.
 
 A match is one game: one table of entries on one seed (in ``alone``, one entry on one seed).
+A game whose author's code fails (``engine.errors.GameCodeError``: it raised, or went over a
+limit) is kept with its error, counts in no standing, and the tournament plays on.
 Its ``MatchJob`` carries the entries by value (``engine.entries.Entry``), so it can be played
 in a worker process or on another machine, and its result depends on nothing but the job:
 the same tournament gives the same JSON however many workers play it.
@@ -73,6 +75,7 @@ class MatchResult:
     scores: tuple[int, ...]
     faults: tuple[int, ...]
     winner: int | None  # the seat with the single best score, None on a tie (or alone)
+    error: str | None = None  # the author's game failed: no scores, in no standing
 
 
 @dataclass(frozen=True)
@@ -231,6 +234,7 @@ def standings_of(names: list[str], kind: str, results: Iterable[MatchResult]) ->
     wins, draws, losses, faults = ([0] * len(names) for _ in range(4))
     scores: list[list[int]] = [[] for _ in names]
     outcomes: list[tuple[list[int], list[int]]] = []  # (entries, their scores) per game
+    results = [r for r in results if r.error is None]
     if kind == ALONE:
         by_seed: dict[int, tuple[list[int], list[int]]] = {}
         for r in results:
@@ -299,6 +303,8 @@ def cross_table(names: list[str], results: Iterable[MatchResult],
     order = order or names
     cross = {a: {b: {"wins": 0, "draws": 0, "losses": 0} for b in order if b != a} for a in order}
     for r in results:
+        if r.error is not None:
+            continue
         for seat, entry in enumerate(r.table):
             other = names[r.table[1 - seat]]
             cell = cross[names[entry]][other]
@@ -312,7 +318,7 @@ def cross_table(names: list[str], results: Iterable[MatchResult],
 def play_match(job: MatchJob) -> MatchResult:
     """Play one match through the series core; write its replay if asked. Runs anywhere."""
     result, document = _play(job)
-    if job.replay_path:
+    if job.replay_path and document is not None:
         Path(job.replay_path).write_text(json.dumps(document), encoding="utf-8")
     return result
 
@@ -321,7 +327,7 @@ def play_match_remotely(job: MatchJob) -> tuple[MatchResult, str | None]:
     """Play one match on another machine: its replay comes back as text (when asked for) for
     the controller to write, since the workers' disks are not the controller's."""
     result, document = _play(job)
-    return result, json.dumps(document) if job.replay_path else None
+    return result, json.dumps(document) if job.replay_path and document is not None else None
 
 
 def match_settings(spec: GameSpec, preset: str | None, overrides: dict, seats: int) -> Any:
@@ -340,24 +346,34 @@ def result_of_series(match: Match, document: dict) -> MatchResult:
                        unique_winner(scores) if len(scores) > 1 else None)
 
 
-def _play(job: MatchJob) -> tuple[MatchResult, dict]:
+def failed_match(match: Match, message: str) -> MatchResult:
+    """A match whose author's game failed: its error, no scores (no replay is written)."""
+    return MatchResult(match.index, match.seed, match.table, (), (0,) * len(match.table), None,
+                       f"the game failed: {message}")
+
+
+def _play(job: MatchJob) -> tuple[MatchResult, dict | None]:
     from engine.bots.sandbox import Limits, Sandbox, Unsandboxed
     from engine.entries import bot_from_entry, runs_a_process
+    from engine.errors import GameCodeError
     from engine.match import run_series
     from engine.registry import get_game
 
-    if job.game_module is not None:  # an author's game: loaded (sandboxed) once per worker process
-        from engine.game_proxy import game_for_worker
-        spec = game_for_worker(job.game_module, job.sandboxed, job.memory_mb)
-    else:
-        spec = get_game(job.game)
-    settings = match_settings(spec, job.preset, job.overrides, len(job.entries))
-    limits = Limits(memory_mb=job.memory_mb)
-    sandbox = Sandbox(limits) if job.sandboxed else Unsandboxed(limits)
-    bots = [bot_from_entry(e, spec.name, sandbox if runs_a_process(e, spec.name) else Unsandboxed(),
-                           job.budget)
-            for e in job.entries]
-    document = run_series(spec, settings, bots, job.match.seed, 1, secret=job.secret).document
+    try:
+        if job.game_module is not None:  # an author's game: loaded (sandboxed) once per worker process
+            from engine.game_proxy import game_for_worker
+            spec = game_for_worker(job.game_module, job.sandboxed, job.memory_mb)
+        else:
+            spec = get_game(job.game)
+        settings = match_settings(spec, job.preset, job.overrides, len(job.entries))
+        limits = Limits(memory_mb=job.memory_mb)
+        sandbox = Sandbox(limits) if job.sandboxed else Unsandboxed(limits)
+        bots = [bot_from_entry(e, spec.name, sandbox if runs_a_process(e, spec.name) else Unsandboxed(),
+                               job.budget)
+                for e in job.entries]
+        document = run_series(spec, settings, bots, job.match.seed, 1, secret=job.secret).document
+    except GameCodeError as exc:
+        return failed_match(job.match, exc.message), None
     return result_of_series(job.match, document), document
 
 
@@ -513,7 +529,10 @@ class Tournament:
             if not pairs:
                 return []
             return self._matches(plan_pairs(len(self.entries), self._seeds(1), pairs, self.next_index))
-        counts = {s.name: s.games for s in self.standings()}
+        counts = dict.fromkeys(self.names, 0)  # games played, failed ones too (else replayed forever)
+        for r in self.results.values():
+            for e in r.table:
+                counts[self.names[e]] += 1
         wanted = [index[name] for name in entries_to_play_more(ranking, counts, cap)]
         if not wanted:
             return []
@@ -573,17 +592,23 @@ class Tournament:
 
     def _games_json(self, results: list[MatchResult]) -> list[dict]:
         if self.kind != ALONE:
-            return [{"seed": r.seed, "seats": [self.names[e] for e in r.table], "scores": list(r.scores),
-                     "winner": None if r.winner is None else self.names[r.table[r.winner]]}
+            return [{"seed": r.seed, "seats": [self.names[e] for e in r.table],
+                     "scores": list(r.scores) if r.error is None else None,
+                     "winner": None if r.winner is None else self.names[r.table[r.winner]],
+                     **({"error": r.error} if r.error is not None else {})}
                     for r in results]
         by_seed: dict[int, dict] = {}
         for r in results:
             game = by_seed.setdefault(r.seed, {"seed": r.seed, "seats": [], "scores": []})
             game["seats"].append(self.names[r.table[0]])
-            game["scores"].append(r.scores[0])
+            game["scores"].append(r.scores[0] if r.error is None else None)
+            if r.error is not None:
+                game.setdefault("errors", {})[self.names[r.table[0]]] = r.error
         for game in by_seed.values():
-            best = unique_winner(game["scores"]) if len(game["scores"]) > 1 else None
-            game["winner"] = None if best is None else game["seats"][best]
+            played = [(seat, score) for seat, score in zip(game["seats"], game["scores"], strict=True)
+                      if score is not None]
+            best = unique_winner([s for _, s in played]) if len(played) > 1 else None
+            game["winner"] = None if best is None else played[best][0]
         return list(by_seed.values())
 
 

@@ -400,7 +400,7 @@ class PageTournament:
 
     # -- one match
     async def _play(self, match):
-        from engine.tournament import match_settings, result_of_series
+        from engine.tournament import failed_match, match_settings, result_of_series
 
         t = self.tournament
         settings = match_settings(self.spec, t.preset, t.overrides, len(match.table))
@@ -408,6 +408,8 @@ class PageTournament:
         group = await arena_bridge.tournamentSeats(json.dumps(list(match.table)))
         try:
             document = await self._series(group, match, settings, names)
+        except GameCodeError as exc:  # an author's game failed in this game: the others go on
+            return failed_match(match, exc.message)
         finally:
             arena_bridge.tournamentFree(group)
         self._keep_replay(match.index, document)
@@ -487,7 +489,8 @@ class PageTournament:
     def replay(self, index: int) -> dict:
         packed = self.replays.get(index)
         if packed is None:
-            reason = ("that game has not been played" if index not in self.tournament.results
+            result = self.tournament.results.get(index)
+            reason = ("that game has not been played" if result is None else result.error if result.error
                       else "its replay was not kept (the page keeps 256 MB of replays)")
             return {"error": f"game {index + 1}: {reason}"}
         return {"document": json.loads(zlib.decompress(packed))}
@@ -517,7 +520,8 @@ class PageTournament:
             t = self.tournament
             played = {"index": result.index, "seed": result.seed, "seats": [t.names[e] for e in result.table],
                     "scores": list(result.scores), "faults": list(result.faults),
-                    "winner": None if result.winner is None else t.names[result.table[result.winner]]}
+                    "winner": None if result.winner is None else t.names[result.table[result.winner]],
+                    **({"error": result.error} if result.error is not None else {})}
         _post({"type": "tournament-progress", "run": self.run, "done": done, "total": total,
                "elapsed_ms": round(elapsed), "eta_ms": eta, "plan": self.plan, "played": played,
                "workers": json.loads(arena_bridge.tournamentWorkers()), **self._board()})

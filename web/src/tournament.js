@@ -244,8 +244,10 @@ export class TournamentView {
       "aria-label": `Watch game ${index + 1}` });
     const cellWatch = el("td");
     cellWatch.append(watch);
+    const failed = typeof g.error === "string"; // the author's game failed in it: no scores, no replay
     tr.append(el("th", String(index + 1), { scope: "row" }), el("td", String(g.seed)), el("td", seats.join(" vs ")),
-      el("td", scores.join("–")), el("td", g.winner === null || g.winner === undefined ? "draw" : String(g.winner)),
+      el("td", failed ? g.error : scores.join("–")),
+      el("td", failed ? "—" : g.winner === null || g.winner === undefined ? "draw" : String(g.winner)),
       cellWatch);
     // in plan order, whatever order the games end in
     const after = [...this.gameRows.keys()].filter((i) => i > index).sort((a, b) => a - b)[0];
