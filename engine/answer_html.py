@@ -20,15 +20,16 @@ from dataclasses import dataclass
 
 from engine.html_text import unescape
 
-MAX_HEADER_CHARS = 1_000  # a header past this is cut: a bot's name and language fit many times over
+MAX_HEADER_CHARS = 1_000  # of a header as written: past this it is cut (a name and language fit many times)
 _HEADERS = frozenset(("h1", "h2", "h3", "h4", "h5", "h6"))
 _TAGS = _HEADERS | {"pre", "code", "br"}  # the tags the reader looks at; others only end text
 _SPACE = frozenset(" \t\n\r\f")
+_LETTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
 _NAME_END = _SPACE | {"/", ">"}
 _ATTRIBUTE_END = _SPACE | {"/", ">", "="}
 _UNQUOTED_END = _SPACE | {">"}
 _KEPT_ATTRIBUTES = frozenset(("class",))  # all the reader looks at
-_HINT_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_+#-")
+_HINT_CHARS = _LETTERS | frozenset("0123456789_+#-")
 _HINT_PREFIXES = ("lang-", "language-")
 
 
@@ -59,10 +60,13 @@ class _Reader:
         self._pre = 0
         self._pre_class = ""
         self._code_parts: list[str] | None = None
+        self.wants_text = False  # inside the first header (with room left) or the first code block
+        self.done = False  # both found: the rest of the body is not read
 
-    @property
-    def done(self) -> bool:
-        return self.header is not None and self.code is not None
+    def _update(self) -> None:
+        self.wants_text = ((self._in_header > 0 and self._header_chars < MAX_HEADER_CHARS)
+                           or self._code_parts is not None)
+        self.done = self.header is not None and self.code is not None
 
     def start(self, tag: str, attributes: dict[str, str]) -> None:
         if tag in _HEADERS and self.header is None:
@@ -75,6 +79,7 @@ class _Reader:
             self.code_hint = _hint(f"{self._pre_class} {attributes.get('class', '')}")
         elif tag == "br" and self._code_parts is not None:
             self._code_parts.append("\n")
+        self._update()
 
     def end(self, tag: str) -> None:
         if tag in _HEADERS and self._in_header:
@@ -90,14 +95,18 @@ class _Reader:
             self._code_parts = None
         elif tag == "pre" and self._pre:
             self._pre -= 1
+        self._update()
 
-    def text(self, data: str) -> None:
+    def text(self, raw: str) -> None:
+        """Text as the body has it (references not decoded): decoded only where it is kept,
+        and a header's cut before it is decoded."""
         if self._in_header and self._header_chars < MAX_HEADER_CHARS:
-            part = data[:MAX_HEADER_CHARS - self._header_chars]
-            self._header_parts.append(part)
+            part = raw[:MAX_HEADER_CHARS - self._header_chars]
+            self._header_parts.append(unescape(part))
             self._header_chars += len(part)
         if self._code_parts is not None:
-            self._code_parts.append(data)
+            self._code_parts.append(unescape(raw))
+        self._update()
 
 
 def _hint(classes: str) -> str | None:
@@ -136,8 +145,7 @@ def _scan(body: str, reader: _Reader) -> None:
         else:
             closing = after == "/"
             first = pos + 1 if closing else pos
-            letter = body[first:first + 1]
-            if not (letter.isascii() and letter.isalpha()):
+            if body[first:first + 1] not in _LETTERS:
                 continue  # a "<" that begins no tag is text, as in a browser
             name_end = _skip_until(body, first + 1, _NAME_END)
             if body.startswith(">", name_end):
@@ -147,19 +155,19 @@ def _scan(body: str, reader: _Reader) -> None:
                 attributes, end = _attributes(body, name_end)
             name = body[first:name_end].lower()
             if name in _TAGS:
-                if lt > text_start:
-                    reader.text(unescape(body[text_start:lt]))
+                if lt > text_start and reader.wants_text:
+                    reader.text(body[text_start:lt])
                 if closing:
                     reader.end(name)
                 else:
                     reader.start(name, attributes)
                 text_start = pos = end
                 continue
-        if lt > text_start:
-            reader.text(unescape(body[text_start:lt]))
+        if lt > text_start and reader.wants_text:
+            reader.text(body[text_start:lt])
         text_start = pos = end
-    if text_start < size and not reader.done:
-        reader.text(unescape(body[text_start:]))
+    if text_start < size and reader.wants_text:
+        reader.text(body[text_start:])
 
 
 def _after(body: str, marker: str, pos: int) -> int:

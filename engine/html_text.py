@@ -16,6 +16,7 @@ from html.entities import html5
 _DECIMAL = frozenset("0123456789")
 _HEX = frozenset("0123456789abcdefABCDEF")
 _NAME_END = frozenset("\t\n\f <&#;")
+_LETTERS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
 _MAX_NAME = 32  # the longest named reference HTML has
 # Past this many significant digits a number is above U+10FFFF, the last code point.
 _MAX_DECIMAL_DIGITS = 7
@@ -55,7 +56,7 @@ def _reference(text: str, amp: int) -> tuple[str | None, int]:
         if len(digits) > (_MAX_HEX_DIGITS if hexadecimal else _MAX_DECIMAL_DIGITS):
             return "\ufffd", end
         return _numeric(digits, hexadecimal), end
-    if not after or after in _NAME_END:
+    if after not in _LETTERS:  # every named reference begins with one
         return None, pos
     end = pos + 1
     limit = min(len(text), pos + _MAX_NAME)
