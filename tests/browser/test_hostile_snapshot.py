@@ -56,7 +56,7 @@ def fresh_url(site_dir, tmp_path_factory):
 
 
 def bot_view(arena) -> dict:
-    arena.setup(game="flit", games=1, seed=5, time_limit_ms=1000, max_moves=4)
+    arena.setup(game="flit", games=1, seed=5, time_limit_ms=1000)
     arena.set_bot(1, VIEW_BOT, name="viewer")
     arena.label("Bot 2 example").select_option("greedy")
     arena.run()
