@@ -12,7 +12,6 @@ import json
 import time
 
 import pytest
-
 from conftest import wait_until
 
 pytestmark = pytest.mark.browser

@@ -41,8 +41,9 @@ let startServing = null; // sync mode: starts the blocking host loop, once given
 let replyPort = null; // message modes: the port of the request being answered
 let replyId = null;
 // Once this Worker's Pyodide has failed fatally (a bot can do that: freeing a list nested
-// 100,000 deep overflows its stack), the reply to every request: the controller faults the
-// bot at once, with the cause, and replaces this Worker (it waited 10x the time limit).
+// 100,000 deep overflows its stack), the reply to the pending request and every later one:
+// the controller faults the bot at once, with the cause, where it waited 10x the time limit
+// for each. The Worker stays (a replacement would not know the game under way).
 let fatalReply = null;
 
 function nextRequest() {
@@ -72,8 +73,8 @@ function postReply(anyId, anyJson) {
 
 function onFatal(err) {
   fatalReply = JSON.stringify({
-    answer: null, line: null, fatal: true,
-    error: `the bot's Python stopped with a fatal error (${String(err).slice(0, 200)}); its Worker is replaced`,
+    answer: null, line: null,
+    error: `the bot's Python stopped with a fatal error (${String(err).slice(0, 200)}): it cannot move again`,
   });
   if (answerPendingFatal) answerPendingFatal();
 }
@@ -262,9 +263,9 @@ async function init({ indexURL, interruptBuffer, wasmModule, channels, snapshot,
       try {
         serve(receive, send, "sync");
       } catch (err) {
-        failed(err);
-        // Python is gone; until the controller replaces this Worker, every request gets
-        // the fatal reply (this thread blocks here: terminate() ends it all the same).
+        if (fatalReply === null) failed(err);
+        // Python is gone: every request gets the fatal reply (this thread blocks here;
+        // terminate() ends it all the same).
         while (fatalReply !== null) {
           requests.wait(seen);
           seen = requests.seq;
@@ -276,7 +277,7 @@ async function init({ indexURL, interruptBuffer, wasmModule, channels, snapshot,
   } else if (typeof WebAssembly.Suspending === "function") {
     answerPendingFatal = () => postReply(replyId, fatalReply);
     ready("jspi");
-    serve.callPromising(nextRequest, postReply, "jspi").catch(failed);
+    serve.callPromising(nextRequest, postReply, "jspi").catch((err) => { if (fatalReply === null) failed(err); });
   } else {
     answerPendingFatal = () => postReply(replyId, fatalReply);
     pushHandle = serve(nextRequest, postReply, "push");

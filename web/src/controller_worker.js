@@ -250,15 +250,7 @@ function checkedReply(json) {
   if (data === null || typeof data !== "object" || Array.isArray(data)) return JSON.stringify(shallow(data));
   const flat = {};
   for (const field of REPLY_FIELDS) if (Object.hasOwn(data, field)) flat[field] = shallow(data[field]);
-  if (data.fatal === true) flat.fatal = true; // its Python is gone (bot_worker.js onFatal)
   return JSON.stringify(flat);
-}
-
-// A checked reply saying that the bot Worker's Python is gone: the Worker is replaced at once
-// (a spare, given the bot's code, answers its next request). JSON.stringify escapes the
-// quotes of any string, so only checkedReply's own key can match.
-function isFatalReply(checked) {
-  return typeof checked === "string" && checked.includes('"fatal":true');
 }
 
 function shallow(value) {
@@ -426,8 +418,8 @@ function askSync(bot, id, json, waitMs) {
   }
   const reply = bot.awaitReply(id, began + waitMs);
   const elapsed = performance.now() - began;
-  if (reply === STOPPED || isFatalReply(reply)) {
-    bot.kill(); // busy with a request the run no longer needs, or its Python is gone
+  if (reply === STOPPED) {
+    bot.kill(); // busy with a request the run no longer needs
   } else if (reply === null && !bot.dead) {
     // Silent past the hard limit: interrupt its Python, then terminate its Worker.
     bot.interrupt[0] = 2; // SIGINT: Python raises KeyboardInterrupt in the bot's code
@@ -455,10 +447,7 @@ async function askAsync(slot, id, json, waitMs) {
     bot.kill();
     return replyText(elapsed, STOPPED);
   }
-  if (outcome && outcome.checked !== null) {
-    if (isFatalReply(outcome.checked)) bot.kill();
-    return replyText(elapsed, outcome.checked);
-  }
+  if (outcome && outcome.checked !== null) return replyText(elapsed, outcome.checked);
   if (outcome === null) await stopBot(bot, reply);
   return replyText(elapsed, null);
 }
@@ -777,7 +766,7 @@ async function askSeat(groupId, seat, id, op, json, waitMs) {
   }
   const reply = await awaitReplyAsync(bot, id, began + waitMs);
   const elapsed = performance.now() - began;
-  if (reply === STOPPED || isFatalReply(reply)) {
+  if (reply === STOPPED) {
     bot.kill();
   } else if (reply === null && !bot.dead) {
     bot.interrupt[0] = 2; // as askSync: interrupt its Python, then terminate its Worker

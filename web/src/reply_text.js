@@ -3,11 +3,12 @@
 //
 // The bot Worker's reply function is within a bot's reach (Python can find it with gc), so
 // a bot can hand it anything: asReplyText (bot_worker.js) turns what is not text of the
-// right size into a short error reply without looking into it — converting a Python object
-// to text runs the bot's code (a deep list's repr overflowed the stack and ended the
-// Worker's Pyodide: the run waited 10x the time limit for a reply that never came) — so
-// nothing but bounded text ever leaves the Worker. nestingDepth (controller_worker.js) then
-// measures the text before JSON.parse sees it, in one pass without recursion.
+// right size into a short error reply without looking into it (converting a Python object
+// to text runs the bot's code: its __str__, or the repr of a list nested 100,000 deep;
+// structured-cloning a deep JavaScript array overflows the stack), so nothing but bounded
+// text ever leaves the Worker. nestingDepth (controller_worker.js) then measures the text
+// before JSON.parse sees it, in one pass without recursion (JSON text nested 150,000 deep
+// was parsed whole and read as an empty reply).
 
 export const MAX_REPLY_CHARS = 1 << 20;
 export const MAX_REPLY_NESTING = 20; // replies are flat objects
