@@ -5,25 +5,34 @@ language, "Python 2, Edgebot"), the first code block holds its code. The page fe
 answers from the public API (``/2.3/questions/{id}/answers?filter=withbody``, paged) and
 this module turns the API's answer items into challenge entries (the fields of
 ``engine.challenge``'s entries) and, per answer that cannot be one, a problem saying why.
-Standard library only (``html.parser``): it runs in the page's controller (Pyodide) and in
-the tests alike. Nothing here touches the network.
+An answer is a stranger's text: its body is read in linear time (``engine.answer_html``,
+``engine.answer_header``: no regular expression touches it) and an answer that cannot be
+read for any other reason is a problem of its own, so one answer never costs the others.
+Standard library only: it runs in the page's controller (Pyodide) and in the tests alike.
+Nothing here touches the network.
 """
 from __future__ import annotations
 
-import html
 import re
+import time
 from dataclasses import dataclass
-from html.parser import HTMLParser
 from typing import Any
 from urllib.parse import urlsplit
 
+from engine.answer_header import name_and_language
+from engine.answer_html import read_answer
 from engine.challenge import LANGUAGES, MAX_CODE_BYTES, MAX_LINK_CHARS, MAX_NAME_CHARS
+from engine.html_text import unescape
 
 DEFAULT_SITE = "codegolf"
 API_ROOT = "https://api.stackexchange.com/2.3"
 PAGE_SIZE = 100  # the API's largest page
 MAX_ITEMS = 1_000  # answers read from one question (ten pages)
 MAX_BODY_CHARS = 1_000_000  # an answer body past this is not read
+# Reading every answer ends within this (plus one answer, at most 1 MB read in linear time):
+# well inside the page's 60 s wait for the controller (web/src/se_import.js).
+TIME_LIMIT_S = 20.0
+_MAX_AUTHOR_CHARS = 8 * MAX_NAME_CHARS  # of a display name, before its references are decoded
 
 # Sites whose web address is not SITE.stackexchange.com.
 SITE_DOMAINS = {
@@ -75,7 +84,8 @@ class ImportedEntry:
 class AnswerProblem:
     """An answer that did not become an entry. ``kind``: ``native-only`` (not Python: the
     native controller can run it), ``no-code`` (no code block), ``too-big``, ``malformed``
-    (not an answer item the API sends)."""
+    (not an answer item the API sends, or one that could not be read), ``out-of-time`` (not
+    read: the answers before it took the import's time), ``too-many``."""
     kind: str
     reason: str
     name: str | None
@@ -131,112 +141,8 @@ def _site_of_host(host: str) -> str:
     raise QuestionRefError(f"{host} is not a Stack Exchange site")
 
 
-# ---- one answer's body ------------------------------------------------------------------
-
-_HEADERS = ("h1", "h2", "h3", "h4", "h5", "h6")
-
-
-class _AnswerBody(HTMLParser):
-    """The first header's text, the first code block's text (``<pre><code>``, entities
-    decoded by the parser) and that block's language hint (``class="lang-py"``)."""
-
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.header: str | None = None
-        self.code: str | None = None
-        self.code_hint: str | None = None
-        self._in_header = 0
-        self._header_parts: list[str] = []
-        self._pre = 0
-        self._pre_class = ""
-        self._code_parts: list[str] | None = None
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag in _HEADERS and self.header is None:
-            self._in_header += 1
-        elif tag == "pre":
-            self._pre += 1
-            self._pre_class = dict(attrs).get("class") or ""
-        elif tag == "code" and self._pre and self.code is None and self._code_parts is None:
-            self._code_parts = []
-            classes = f"{self._pre_class} {dict(attrs).get('class') or ''}"
-            hint = re.search(r"\b(?:lang|language)-([A-Za-z0-9_+#-]+)", classes)
-            self.code_hint = hint.group(1).lower() if hint else None
-        elif tag == "br" and self._code_parts is not None:
-            self._code_parts.append("\n")
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag in _HEADERS and self._in_header:
-            self._in_header -= 1
-            if not self._in_header:
-                text = " ".join("".join(self._header_parts).split())
-                self._header_parts = []
-                if text:
-                    self.header = text
-        elif tag == "code" and self._code_parts is not None:
-            self.code = "".join(self._code_parts)
-            self._code_parts = None
-        elif tag == "pre" and self._pre:
-            self._pre -= 1
-
-    def handle_data(self, data: str) -> None:
-        if self._in_header:
-            self._header_parts.append(data)
-        if self._code_parts is not None:
-            self._code_parts.append(data)
-
-
-# Language names as answer headers write them -> the challenge's language, or None for a
-# language the page cannot run (its display name is kept for the reason).
-_PYTHON2 = re.compile(r"^(?:c?python|pypy)\s*-?\s*2(?:\.\d+)*$|^py2$")
-_PYTHON3 = re.compile(r"^(?:c?python|pypy)(?:\s*-?\s*3(?:\.\d+)*)?$|^py3?$")
-_OTHER_LANGUAGES = {
-    "java", "javascript", "js", "node", "node.js", "nodejs", "typescript", "c", "c++", "cpp", "c#",
-    "csharp", "f#", "go", "golang", "rust", "ruby", "perl", "php", "lua", "haskell", "scala",
-    "kotlin", "swift", "r", "julia", "bash", "sh", "shell", "zsh", "powershell", "ocaml", "clojure",
-    "lisp", "common lisp", "racket", "scheme", "erlang", "elixir", "dart", "d", "nim", "crystal",
-    "fortran", "pascal", "delphi", "groovy", "coffeescript", "matlab", "octave", "vb.net",
-    "visual basic", "objective-c", "zig", "prolog", "smalltalk", "tcl", "awk", "sed", "apl", "j",
-    "k", "befunge", "brainfuck", "cjam", "pyth", "05ab1e", "jelly", "golfscript", "assembly",
-}
-# A code block's language hint (lang-XXX) -> the same
+# A code block's language hint (lang-XXX) -> the challenge's language
 _HINTS = {"py": "python3", "python": "python3", "python3": "python3", "python2": "python2"}
-
-
-def _language_of(text: str) -> tuple[str | None, bool]:
-    """(challenge language or the name as written, is a known language)."""
-    word = " ".join(text.lower().split())
-    word = re.sub(r"\s*\(.*\)$", "", word)  # "Python 3 (PyPy)" -> "python 3"
-    if _PYTHON2.match(word):
-        return "python2", True
-    if _PYTHON3.match(word):
-        return "python3", True
-    if word in _OTHER_LANGUAGES or re.fullmatch(r"(java|c\+\+|c|node\.?js)\s*\d+", word):
-        return text.strip(), True
-    return None, False
-
-
-def _name_and_language(header: str) -> tuple[str, str | None]:
-    """An answer header -> (bot name, language as written or normalised, or None)."""
-    header = header.strip().strip("#*_ ").strip()
-    paren = re.fullmatch(r"(.+?)\s*\(([^()]+)\)", header)  # "Corner Camper (Python 3)"
-    if paren:
-        language, known = _language_of(paren.group(2))
-        if known:
-            return paren.group(1).strip(), language
-    for sep in (",", " - ", " – ", " — ", ":", "|"):
-        if sep not in header:
-            continue
-        first, rest = (p.strip() for p in header.split(sep, 1))
-        language, known = _language_of(first)
-        if known and rest:
-            return rest, language
-        head, last = (p.strip() for p in header.rsplit(sep, 1))
-        language, known = _language_of(last)
-        if known and head:
-            return head, language
-    language, known = _language_of(header)
-    return header, (language if known else None)
 
 
 def _clean_name(name: str, fallback: str) -> str:
@@ -261,7 +167,7 @@ def _author(item: dict) -> str | None:
     owner = item.get("owner")
     if not isinstance(owner, dict) or not isinstance(owner.get("display_name"), str):
         return None
-    name = " ".join(html.unescape(owner["display_name"]).split())
+    name = " ".join(unescape(owner["display_name"][:_MAX_AUTHOR_CHARS]).split())
     name = "".join(c for c in name if c.isprintable())
     return name[:MAX_NAME_CHARS].strip() or None
 
@@ -281,11 +187,9 @@ def entry_from_answer(item: Any, site: str = DEFAULT_SITE) -> ImportedEntry | An
     if len(body) > MAX_BODY_CHARS:
         return AnswerProblem("too-big", f"the answer is {len(body):,} characters, more than "
                              f"{MAX_BODY_CHARS:,}", None, author, link, answer_id)
-    parsed = _AnswerBody()
-    parsed.feed(body)
-    parsed.close()
+    parsed = read_answer(body)
     fallback = f"{author}'s bot" if author else f"answer {answer_id}"
-    name, language = _name_and_language(parsed.header) if parsed.header else (fallback, None)
+    name, language = name_and_language(parsed.header) if parsed.header else (fallback, None)
     name = _clean_name(name, fallback)
     if language is None and parsed.code_hint:
         language = _HINTS.get(parsed.code_hint)
@@ -305,22 +209,46 @@ def entry_from_answer(item: Any, site: str = DEFAULT_SITE) -> ImportedEntry | An
     return ImportedEntry(name, code, language or "python3", author, link, answer_id)
 
 
-def entries_from_answers(items: Any, site: str = DEFAULT_SITE
+def entries_from_answers(items: Any, site: str = DEFAULT_SITE, time_limit: float = TIME_LIMIT_S
                          ) -> tuple[list[ImportedEntry], list[AnswerProblem]]:
     """The API's answer items (every page's ``items``, in order) -> entries and problems.
     Entries keep the answers' order; a name that repeats is kept as is (the page makes
-    names unique as it adds them)."""
+    names unique as it adds them). Answers not begun within ``time_limit`` seconds are
+    problems (``out-of-time``): the import ends on time with the answers read by then."""
     if not isinstance(items, list):
         raise ValueError("items must be a list of the API's answer objects")
     entries: list[ImportedEntry] = []
     problems: list[AnswerProblem] = []
+    started = time.monotonic()
     for item in items[:MAX_ITEMS]:
-        result = entry_from_answer(item, site)
+        if time.monotonic() - started >= time_limit:
+            result: ImportedEntry | AnswerProblem = _out_of_time(item, time_limit)
+        else:
+            result = _entry_or_problem(item, site)
         (entries if isinstance(result, ImportedEntry) else problems).append(result)
     if len(items) > MAX_ITEMS:
         problems.append(AnswerProblem("too-many", f"only the first {MAX_ITEMS:,} of {len(items):,} answers "
                                       "were read", None, None, None, None))
     return entries, problems
+
+
+def _out_of_time(item: Any, time_limit: float) -> AnswerProblem:
+    answer_id = item.get("answer_id") if isinstance(item, dict) else None
+    return AnswerProblem("out-of-time", f"not read: reading the answers before it took the import's "
+                         f"{time_limit:g} s", None, None, None,
+                         answer_id if isinstance(answer_id, int) else None)
+
+
+def _entry_or_problem(item: Any, site: str) -> ImportedEntry | AnswerProblem:
+    """``entry_from_answer``, with an answer that fails to be read in any way (a bug, memory)
+    recorded as that answer's problem: the other answers are read all the same."""
+    try:
+        return entry_from_answer(item, site)
+    except Exception as exc:  # noqa: BLE001 - a stranger's answer must end in a message
+        answer_id = item.get("answer_id") if isinstance(item, dict) else None
+        return AnswerProblem("malformed", f"the answer could not be read ({type(exc).__name__}: "
+                             f"{str(exc)[:200]})", None, None, None,
+                             answer_id if isinstance(answer_id, int) else None)
 
 
 def _short(text: str, limit: int = 80) -> str:

@@ -24,11 +24,21 @@ if (!site) {
 }
 
 const began = performance.now();
-// The environment the page's Python sees (none of Node's variables end up in the snapshot).
+// The snapshot holds what Python read of its surroundings as it started: it must be what a
+// Pyodide started in the page reads, never this machine's. Under Node, Emscripten would name
+// the program after this script (its path on this machine: the environment's `_`,
+// sys.executable, sys.orig_argv), take LANG from Node's `navigator.language` (this machine's
+// locale, on Node 21 and later) and the time zone from this process's (time.tzname,
+// time.timezone). So: the program's name a browser gives it, a fixed LANG (the browser's
+// language cannot be known here: C.UTF-8, as where there is none) and UTC. Node's own
+// variables never reach Emscripten: its environment is only `env` below and its defaults.
+process.env.TZ = "UTC"; // Node applies a change of TZ at once, before Python reads it
 const pyodide = await loadPyodide({
   indexURL: join(root, "node_modules", "pyodide") + "/",
   _makeSnapshot: true,
-  env: { HOME: "/home/pyodide" },
+  _sysExecutable: "./this.program", // Emscripten's default, a browser's
+  args: [],
+  env: { HOME: "/home/pyodide", LANG: "C.UTF-8" },
   stdout: () => {},
   stderr: (line) => console.error(line),
 });

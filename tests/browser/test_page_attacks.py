@@ -39,9 +39,10 @@ def pending_id():
     raise LookupError("no pending request")
 '''
 
-# Turn 1: 100,000 nested '[' as the reply; turn 2: a 10 MB reply; turn 3: a reply whose
-# fields have the wrong types. Each is sent for the pending id before the host's own
-# reply, which is held back so that the forged one is read first.
+# Turn 1: 100,000 nested '[' as the reply (refused by its nesting, before parsing); turn 2:
+# a 10 MB reply; turn 3: a reply whose fields have the wrong types. Each is sent for the
+# pending id before the host's own reply, which is held back so that the forged one is
+# read first.
 MALFORMED_REPLY_BOT = HOST_ACCESS + r'''
 import json
 import time
@@ -198,7 +199,7 @@ def test_malformed_replies_are_the_bots_faults(open_arena, isolated_url, plain_u
     console = arena.console(1).inner_text()
     print(console)
     assert console.count("the bot sent a malformed reply") == 3, console
-    assert "not JSON" in console, console
+    assert "nests 100000 levels deep (at most 20)" in console, console  # measured before parsing
     assert "10,000,000" in console, console
     assert "'answer' is" in console, console
     assert _faults(arena, "forger") == 3, arena.result_row("forger")

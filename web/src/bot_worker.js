@@ -30,6 +30,7 @@
 import { loadPyodide } from "pyodide";
 import createPyodideModule from "pyodide/pyodide.asm.mjs";
 import { Channel, ChannelOverflow } from "./sync_channel.js";
+import { asReplyId, asReplyText } from "./reply_text.js";
 import { answerFetches, useCompiledModule } from "./shared_wasm.js";
 import { SNAPSHOT_TO_COME, isSparseSnapshot, restoringSparse, snapshotMemoryBytes } from "./sparse_snapshot.js";
 
@@ -41,6 +42,11 @@ let pushHandle = null;
 let startServing = null; // sync mode: starts the blocking host loop, once given a bot
 let replyPort = null; // message modes: the port of the request being answered
 let replyId = null;
+// Once this Worker's Pyodide has failed fatally (a bot can do that: freeing a list nested
+// 100,000 deep overflows its stack), the reply to the pending request and every later one:
+// the controller faults the bot at once, with the cause, where it waited 10x the time limit
+// for each. The Worker stays (a replacement would not know the game under way).
+let fatalReply = null;
 
 function nextRequest() {
   if (queue.length) return Promise.resolve(queue.shift());
@@ -48,11 +54,13 @@ function nextRequest() {
 }
 
 // Message modes: everything the host (or a bot that found this function) sends goes to
-// the pending request's own port; the controller counts only the reply with its id, and
+// the pending request's own port, as bounded text (reply_text.js); the controller counts only the reply with its id, and
 // stops a Worker that floods the port. The port is closed once the reply has gone.
-function postReply(id, json) {
+function postReply(anyId, anyJson) {
   const port = replyPort;
   if (!port) return;
+  const id = asReplyId(anyId);
+  const json = asReplyText(anyJson);
   if (id === replyId) {
     replyPort = null;
     replyId = null;
@@ -64,6 +72,15 @@ function postReply(id, json) {
   }
   if (port !== replyPort) port.close();
 }
+
+function onFatal(err) {
+  fatalReply = JSON.stringify({
+    answer: null, line: null,
+    error: `the bot's Python stopped with a fatal error (${String(err).slice(0, 200)}): it cannot move again`,
+  });
+  if (answerPendingFatal) answerPendingFatal();
+}
+let answerPendingFatal = null; // the mode's way to answer the pending request with fatalReply
 
 function failed(err) {
   postToController({ type: "failed", message: String(err).slice(0, 500) });
@@ -221,6 +238,7 @@ async function init({ indexURL, interruptBuffer, wasmModule, channels, snapshot,
       coming ? memoryBytes : snapshotMemoryBytes(snapshot));
   }
   const pyodide = await loadPyodide(options);
+  pyodide._api.on_fatal = onFatal;
   // this Worker's copy of the snapshot is in its memory now: freed at once, not at some
   // later garbage collection
   release(comingSnapshot.bytes || snapshot);
@@ -263,27 +281,39 @@ async function init({ indexURL, interruptBuffer, wasmModule, channels, snapshot,
       seen = requests.seq;
       return requests.read();
     };
-    const send = (id, json) => {
+    const send = (anyId, anyJson) => {
+      const id = asReplyId(anyId);
+      if (id === null) return;
       try {
-        replies.write(id, json);
+        replies.write(id, asReplyText(anyJson));
       } catch (err) {
         if (!(err instanceof ChannelOverflow)) throw err; // the controller sees the overflow
       }
     };
     // A spare waits in its event loop (so that it can be torn down at once) until it is
     // given a bot; from then on its thread belongs to the host, blocking between requests.
+    answerPendingFatal = () => send(seen, fatalReply);
     startServing = () => {
       try {
         serve(receive, send, "sync");
       } catch (err) {
-        failed(err);
+        if (fatalReply === null) failed(err);
+        // Python is gone: every request gets the fatal reply (this thread blocks here;
+        // terminate() ends it all the same).
+        while (fatalReply !== null) {
+          requests.wait(seen);
+          seen = requests.seq;
+          send(seen, fatalReply);
+        }
       }
     };
     ready("sync");
   } else if (typeof WebAssembly.Suspending === "function") {
+    answerPendingFatal = () => postReply(replyId, fatalReply);
     ready("jspi");
-    serve.callPromising(nextRequest, postReply, "jspi").catch(failed);
+    serve.callPromising(nextRequest, postReply, "jspi").catch((err) => { if (fatalReply === null) failed(err); });
   } else {
+    answerPendingFatal = () => postReply(replyId, fatalReply);
     pushHandle = serve(nextRequest, postReply, "push");
     ready("push");
   }
@@ -293,7 +323,9 @@ function onRequest(data, port) {
   if (replyPort) replyPort.close(); // a request the controller gave up on
   replyPort = port;
   replyId = data.id;
-  if (pushHandle) {
+  if (fatalReply !== null) {
+    postReply(data.id, fatalReply);
+  } else if (pushHandle) {
     let reply;
     try {
       reply = pushHandle(data.json);

@@ -4,6 +4,7 @@
 // docs/architecture.md; main.py reaches the bots through the `arena_bridge` module below.
 import { loadPyodide } from "pyodide";
 import { Channel, ChannelOverflow, newChannelBuffer } from "./sync_channel.js";
+import { MAX_REPLY_CHARS, MAX_REPLY_NESTING, nestingDepth } from "./reply_text.js";
 import { answerFetches, useCompiledModule } from "./shared_wasm.js";
 import { SNAPSHOT_TO_COME, restoringSparse, sparseSnapshot } from "./sparse_snapshot.js";
 import { startModuleWorker } from "./embedded_worker.js";
@@ -16,7 +17,6 @@ const WARM_BOTS = 2;
 
 const INTERRUPT_GRACE_MS = 500; // after an interrupt, how long before terminate()
 const LOAD_LIMIT_MS = 20_000; // reloading a bot's code into a spare
-const MAX_REPLY_CHARS = 1 << 20; // a longer reply is the bot's fault, never read
 const MAX_MESSAGES_PER_REQUEST = 64; // a bot Worker that posts more is flooding: stopped
 const WAIT_SLICE_MS = 20; // sync mode: how often a blocked controller looks at the stop flag
 const REPLY_FIELDS = ["answer", "error", "line", "stdout", "stderr", "over_budget"];
@@ -229,16 +229,20 @@ function stopRequested() {
   return stopFlag !== null && activeRun !== null && Atomics.load(stopFlag, 0) === activeRun.id;
 }
 
-// A bot Worker's reply is untrusted text: it is parsed here, in JavaScript (a length
-// check, then JSON.parse), and Python gets a flat object that this function writes
-// itself: only the reply's fields, each a string, number, boolean or null as sent, or an
-// empty [] / {} standing for a list or object (engine/bots/reply.py says which type was
-// wrong). Nothing the bot wrote is ever parsed by Python.
+// A bot Worker's reply is untrusted text: it is parsed here, in JavaScript (its length and
+// nesting measured in one pass, then JSON.parse), and Python gets a flat object that this
+// function writes itself: only the reply's fields, each a string, number, boolean or null
+// as sent, or an empty [] / {} standing for a list or object (engine/bots/reply.py says
+// which type was wrong). Nothing the bot wrote is ever parsed by Python.
 function checkedReply(json) {
   if (typeof json !== "string") return malformed(`the reply is ${typeName(json)}, not JSON text`);
   if (json.length > MAX_REPLY_CHARS) {
     return malformed(`the reply is ${json.length.toLocaleString("en")} characters, `
       + `more than ${MAX_REPLY_CHARS.toLocaleString("en")}`);
+  }
+  const depth = nestingDepth(json); // before JSON.parse builds it
+  if (depth > MAX_REPLY_NESTING) {
+    return malformed(`the reply nests ${depth} levels deep (at most ${MAX_REPLY_NESTING})`);
   }
   let data;
   try {
@@ -430,6 +434,9 @@ function askSync(bot, id, json, waitMs) {
 async function askAsync(slot, id, json, waitMs) {
   const bot = await slot.worker();
   if (bot === STOPPED) return replyText(0, STOPPED);
+  // A replacement that had to start first (none was ready) may serve through shared memory:
+  // it reads no request messages, and would be taken for silent.
+  if (bot.mode === "sync") return askSync(bot, id, json, waitMs);
   const began = performance.now();
   let timer = null;
   const reply = bot.request(id, json);
