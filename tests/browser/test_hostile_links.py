@@ -80,7 +80,7 @@ def visitor(open_arena, isolated_url):
 
 CHALLENGE_LINKS = [
     ("a deflate bomb", lambda: "x" * (64 * 2**20), "its data unpacks to more than 16 MB"),
-    ("15 MB of empty objects", lambda: _empty_objects(15), "holds at most 8,007 values"),
+    ("15 MB of empty objects", lambda: _empty_objects(15), "a challenge file holds at most 8,007 values"),
     ("a name that is a number", lambda: json.dumps({**HEAD, "entries": [{"name": 5, "code": "x"}]}),
      "entries[0].name must be text, got a number"),
     ("a 5,000-digit seed",
