@@ -3,7 +3,8 @@ rewrites what it can reach in its Worker's Python must change nothing for the ot
 
 The patcher plays exactly the moves of ``first`` (the engine's first legal move), but first
 rewrites, in its Worker, the class every bot's seeded ``random`` is made from, the Flit view
-every function bot is given (its moves in reverse), and ``builtins``. Were any other entry
+every function bot is given (its moves in reverse), and ``builtins``; it plays 20 games, one
+match at once, its Worker kept between its matches. Were any other entry
 ever served by that Worker, its moves would change (the native run below shows that they
 do when the same patches run in that entry's own process). The page's leaderboard must be
 the native tournament's for the honest field, where ``patcher`` is plain ``first``.
@@ -51,7 +52,9 @@ import sys
 
 from engine.wire import flit as _flit_wire
 
-_real_moves = _flit_wire.FlitView.moves
+# Kept in builtins: in a Worker kept from its last match, FlitView.moves is already patched.
+_real_moves = getattr(builtins, "KOTH_REAL_MOVES", None) or _flit_wire.FlitView.moves
+builtins.KOTH_REAL_MOVES = _real_moves
 _flit_wire.FlitView.moves = lambda self: _real_moves(self)[::-1]
 sys.modules["random"].Random.choice = lambda self, seq: seq[-1]
 sys.modules["random"].Random.random = lambda self: 0.0
@@ -89,7 +92,20 @@ def _native(tmp_path: Path, challenge: dict) -> dict:
     return json.loads(done.stdout)
 
 
+def _page_tournament(page, challenge: dict, parallel: int) -> dict:
+    run = page.evaluate("([c, b, p]) => window.kothArena.tournament.start(c, {parallel: p, budget: b})",
+                        [challenge, BUDGET, parallel])
+    assert run is not None
+    wait_until(page, "window.kothArena.run === null && !!window.kothArena.tournament.result", 600_000,
+               interval_s=1)
+    status = page.get_by_role("status").inner_text()
+    assert status.startswith("Finished the tournament: 20 games"), status
+    return page.evaluate("window.kothArena.tournament.result")
+
+
 def test_an_entry_that_patches_its_worker_changes_nothing_for_the_others(open_arena, isolated_url, tmp_path):
+    """One match at once: the page's README notes that with 2 at once a page tournament's
+    seeded games are not always the native ones (cause not found), patches or none."""
     field = [("lucky", RANDOM_MOVE), ("first", FIRST_MOVE), ("converter", CONVERTER), ("probe", PROBE)]
     honest = _native(tmp_path, _challenge([("patcher", FIRST_MOVE), *field]))
     # The patches are real: run in an entry's own process, they change that entry's games.
@@ -99,14 +115,7 @@ def test_an_entry_that_patches_its_worker_changes_nothing_for_the_others(open_ar
 
     arena = open_arena(isolated_url)
     page = arena.page
-    run = page.evaluate("([c, b]) => window.kothArena.tournament.start(c, {parallel: 2, budget: b})",
-                        [_challenge([("patcher", PATCHER), *field]), BUDGET])
-    assert run is not None
-    wait_until(page, "window.kothArena.run === null && !!window.kothArena.tournament.result", 600_000,
-               interval_s=1)
-    status = page.get_by_role("status").inner_text()
-    assert status.startswith("Finished the tournament: 20 games"), status
-    result = page.evaluate("window.kothArena.tournament.result")
+    result = _page_tournament(page, _challenge([("patcher", PATCHER), *field]), 1)
     faults = {s["name"]: s["faults"] for s in result["standings"]}
     assert faults == {name: 0 for name in ("patcher", "lucky", "first", "converter", "probe")}, faults
     assert result == honest
