@@ -15,10 +15,12 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from engine.entries import BUILTIN, PYTHON, PYTHON3, Entry
 from engine.games.randomness import check_secret
+from engine.json_count import item_count
 from engine.json_depth import nesting_depth
 from engine.registry import get_game
 
@@ -43,6 +45,10 @@ BUILTIN_PREFIX = "builtin:"
 _TOP_KEYS = {"format", "version", "title", "description", "game", "game_module", "preset", "settings",
              "games", "seed", "secret", "entries"}
 _ENTRY_KEYS = {"name", "author", "code", "language", "link", "enabled"}
+# Values a file may hold (its commas and brackets outside strings): every entry with every
+# field, and room for the settings. ``json.loads`` makes an object of each: 60 MB of ``{},``
+# would be 20 million dicts (1.8 GB) before the entries' count is checked.
+MAX_ITEMS = (MAX_ENTRIES + 1) * (len(_ENTRY_KEYS) + 1) + 1_000
 
 
 class ChallengeError(ValueError):
@@ -112,12 +118,28 @@ def game_module_of(text: str) -> tuple[str, str] | None:
     return game, _game_module(data["game_module"])
 
 
+def read_challenge_text(path: Path) -> str:
+    """A challenge file's text, read no further than the size a challenge may have (so a huge
+    file costs no more memory than that): ``ChallengeError`` when it is longer, ``OSError`` or
+    ``UnicodeDecodeError`` as reading does. An editor's byte-order mark is no error."""
+    with path.open(encoding="utf-8-sig") as handle:
+        text = handle.read(MAX_CHALLENGE_CHARS + 1)
+    if len(text) > MAX_CHALLENGE_CHARS:
+        raise ChallengeError(f"a challenge file is at most {MAX_CHALLENGE_CHARS:,} characters; this one "
+                             "is longer")
+    return text
+
+
 def _parse(text: str) -> Any:
     if not isinstance(text, str):
         raise ChallengeError("a challenge file is text")
     if len(text) > MAX_CHALLENGE_CHARS:
         raise ChallengeError(f"a challenge file is at most {MAX_CHALLENGE_CHARS:,} characters, "
                              f"got {len(text):,}")
+    items = item_count(text, MAX_ITEMS)
+    if items > MAX_ITEMS:
+        raise ChallengeError(f"a challenge file holds at most {MAX_ITEMS:,} values ({MAX_ENTRIES:,} entries "
+                             f"of every field), got {items:,}")
     depth = nesting_depth(text)
     if depth > MAX_DEPTH:
         raise ChallengeError(f"a challenge file nests at most {MAX_DEPTH} levels deep, got {depth}")
@@ -127,6 +149,8 @@ def _parse(text: str) -> Any:
         raise ChallengeError(f"not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
     except RecursionError:  # the depth check stops this first; kept as a net
         raise ChallengeError("a challenge file nests too deeply") from None
+    except ValueError as exc:  # a number of more digits than Python converts (4,300)
+        raise ChallengeError(f"not JSON: {str(exc).split(':')[0]}") from None
     return data
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from engine.bots.sandbox import Limits, SandboxError
-from engine.challenge import ChallengeError, game_module_of
+from engine.challenge import ChallengeError, game_module_of, read_challenge_text
 from engine.entries import UsageError
 from engine.game_proxy import AuthoredGame, GameCodeError, game_sandbox, load_game, read_game_file
 from engine.registry import register, unregister
@@ -104,7 +104,7 @@ def _challenge_game(argv: list[str]) -> tuple[list[str], GameFile]:
     if path_text is None:
         return argv, GameFile()
     try:
-        carried = game_module_of(Path(path_text).read_text(encoding="utf-8-sig"))
+        carried = game_module_of(read_challenge_text(Path(path_text)))
     except (OSError, UnicodeDecodeError, ChallengeError, UsageError):
         return argv, GameFile()
     if carried is None:

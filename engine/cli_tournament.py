@@ -19,7 +19,7 @@ import sys
 from contextlib import ExitStack
 from pathlib import Path
 
-from engine.challenge import Challenge, ChallengeError, load_challenge
+from engine.challenge import Challenge, ChallengeError, load_challenge, read_challenge_text
 from engine.cli import (
     EXIT_USAGE,
     add_bot_arguments,
@@ -111,14 +111,12 @@ def _positionals_optional(command: argparse.ArgumentParser) -> None:
 def read_challenge(path: Path) -> Challenge:
     """The challenge in a file; ``UsageError`` (one line) when it cannot be read or is not one."""
     try:
-        text = path.read_text(encoding="utf-8-sig")  # an editor's byte-order mark is no error
+        return load_challenge(read_challenge_text(path))
     except FileNotFoundError:
         raise UsageError(f"challenge file not found: {path}") from None
     except (OSError, UnicodeDecodeError) as exc:
         reason = getattr(exc, "strerror", None) or exc
         raise UsageError(f"cannot read the challenge file {path}: {reason}") from None
-    try:
-        return load_challenge(text)
     except ChallengeError as exc:
         raise UsageError(f"challenge file {path}: {exc}") from None
 

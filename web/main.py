@@ -20,7 +20,7 @@ import zlib
 import arena_bridge  # registered by controller_worker.js
 
 from engine.bots import python2
-from engine.bots.answer import BotAnswer
+from engine.bots.answer import BotAnswer, cap_text
 from engine.bots.code import BotLoadError
 from engine.bots.python2 import PYTHON2, NotConverted, convert, python2_reason
 from engine.bots.python2_convert import conversion_from_reply, over_time_message
@@ -39,7 +39,7 @@ LOAD_LIMIT_MS = 20_000
 FLUSH_MS = 50  # send the viewer new turns at most this often
 FLUSH_TURNS = 256
 YIELD_MS = 50  # how often a game hands the Worker's event loop a turn
-MAX_TEXT = 4000  # a console event's text is cut here
+MAX_TEXT = 4000  # a console event's text is cut here (head, tail, and how much was cut)
 MAX_CODE_BYTES = 256 * 1024  # a bot's source, in UTF-8 bytes
 
 
@@ -241,7 +241,7 @@ def run_settings(spec, request: dict, n_bots: int) -> dict:
 
 def _console(run: int, event: BotEvent) -> None:
     _post({"type": "console", "run": run, "bot": event.bot, "stream": event.stream,
-           "text": event.text[:MAX_TEXT], "line": event.line})
+           "text": cap_text(event.text, MAX_TEXT), "line": event.line})
 
 
 def _percentiles(times: list[float]) -> dict:
