@@ -10,6 +10,7 @@ import importlib.util
 import os
 import re
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -22,7 +23,8 @@ CHROMIUM_ARGS = [
     "--disable-component-update", "--disable-sync", "--no-first-run",
 ]
 READY_TIMEOUT_MS = 60_000
-
+# What evaluate raises when the document it ran in went away (a navigation or reload).
+NAVIGATED = ("Execution context was destroyed", "Cannot find context with specified id")
 
 
 def _load_script(name: str):
@@ -37,14 +39,21 @@ def _load_script(name: str):
 def wait_until(where, expression: str, timeout_ms: float = 30_000, arg=None,
                interval_s: float = 0.1):
     """Poll ``where.evaluate(expression, arg)`` (a page, frame or Worker) until it is truthy;
-    returns that value. Playwright's ``wait_for_function`` evaluates its predicate as a string
-    inside the page, which the page's Content-Security-Policy forbids; ``evaluate`` goes
-    through the DevTools protocol and works under the page's real headers."""
-    import time
+    returns that value. Playwright's ``wait_for_function`` compiles a string predicate with
+    eval inside the page each time it polls, which the page's Content-Security-Policy
+    forbids; ``evaluate`` goes through the DevTools protocol and works under the page's real
+    headers. A navigation while polling (the old document's context destroyed) is waited
+    out, as ``wait_for_function`` does."""
+    from playwright.sync_api import Error as PlaywrightError
 
     deadline = time.monotonic() + timeout_ms / 1000
     while True:
-        value = where.evaluate(expression, arg) if arg is not None else where.evaluate(expression)
+        try:
+            value = where.evaluate(expression, arg) if arg is not None else where.evaluate(expression)
+        except PlaywrightError as exc:
+            if not any(m in str(exc) for m in NAVIGATED) or time.monotonic() > deadline:
+                raise
+            value = None
         if value:
             return value
         if time.monotonic() > deadline:
@@ -112,10 +121,10 @@ def chromium():
 
 @pytest.fixture
 def arena_context(chromium):
-    # Playwright's wait_for_function evaluates its predicate as a string, which the page's
-    # Content-Security-Policy forbids: the tests' pages bypass the page's policy. The
-    # Workers' own policies still apply (test_page_attacks.py checks the page's without).
-    ctx = chromium.new_context(viewport={"width": 1280, "height": 900}, bypass_csp=True)
+    # The page runs under its real Content-Security-Policy and isolation headers: poll
+    # with wait_until (page.evaluate), never wait_for_function (eval, which the policy
+    # forbids), and inject nothing inline (a script tag the policy blocks).
+    ctx = chromium.new_context(viewport={"width": 1280, "height": 900})
     ctx.set_default_timeout(30_000)
     try:
         yield ctx
@@ -145,8 +154,7 @@ class Arena:
         return self
 
     def wait_ready(self) -> None:
-        self.page.wait_for_function("window.kothArena && window.kothArena.ready",
-                                    timeout=READY_TIMEOUT_MS)
+        wait_until(self.page, "window.kothArena && window.kothArena.ready", READY_TIMEOUT_MS)
 
     # -- controls
     def label(self, text: str):
@@ -202,7 +210,7 @@ class Arena:
             raise AssertionError(f"the run did not start; status: {self.status.inner_text()!r}")
 
     def wait_finished(self, timeout_ms: int = 120_000) -> str:
-        self.page.wait_for_function("window.kothArena.run === null", timeout=timeout_ms)
+        wait_until(self.page, "window.kothArena.run === null", timeout_ms)
         return self.status.inner_text()
 
     def run(self, timeout_ms: int = 120_000) -> str:
