@@ -10,7 +10,6 @@ import importlib.util
 import os
 import re
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -23,8 +22,6 @@ CHROMIUM_ARGS = [
     "--disable-component-update", "--disable-sync", "--no-first-run",
 ]
 READY_TIMEOUT_MS = 60_000
-# What evaluate raises when the document it ran in went away (a navigation or reload).
-NAVIGATED = ("Execution context was destroyed", "Cannot find context with specified id")
 
 
 def _load_script(name: str):
@@ -36,29 +33,9 @@ def _load_script(name: str):
     return mod
 
 
-def wait_until(where, expression: str, timeout_ms: float = 30_000, arg=None,
-               interval_s: float = 0.1):
-    """Poll ``where.evaluate(expression, arg)`` (a page, frame or Worker) until it is truthy;
-    returns that value. Playwright's ``wait_for_function`` compiles a string predicate with
-    eval inside the page each time it polls, which the page's Content-Security-Policy
-    forbids; ``evaluate`` goes through the DevTools protocol and works under the page's real
-    headers. A navigation while polling (the old document's context destroyed) is waited
-    out, as ``wait_for_function`` does."""
-    from playwright.sync_api import Error as PlaywrightError
-
-    deadline = time.monotonic() + timeout_ms / 1000
-    while True:
-        try:
-            value = where.evaluate(expression, arg) if arg is not None else where.evaluate(expression)
-        except PlaywrightError as exc:
-            if not any(m in str(exc) for m in NAVIGATED) or time.monotonic() > deadline:
-                raise
-            value = None
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"still false after {timeout_ms / 1000:g} s: {expression}")
-        time.sleep(interval_s)
+# Polls page.evaluate: works under the page's real Content-Security-Policy, where
+# Playwright's wait_for_function (eval in the page) does not. Tests import it from here.
+wait_until = _load_script("page_wait").wait_until
 
 
 @pytest.fixture(scope="session")
