@@ -16,6 +16,7 @@ and with further bot Workers started (the controller's debug handle, startBots).
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import statistics
 import tempfile
@@ -24,6 +25,17 @@ import uuid
 from pathlib import Path
 
 MB = 2**20
+
+
+def _load_page_wait():
+    path = Path(__file__).with_name("page_wait.py")
+    spec = importlib.util.spec_from_file_location("koth_bench_page_wait", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+wait_until = _load_page_wait().wait_until  # polls evaluate: works under the page's CSP
 
 # (key, label, the key of the step it waits for: its time is counted from that one's end;
 # a tuple: the latest of them)
@@ -120,7 +132,7 @@ def _settled_pss(marker: str, seconds: float = 3.0) -> int:
 
 def _visit(page, url: str) -> dict:
     page.goto(url)
-    page.wait_for_function("window.kothArena && window.kothArena.ready", timeout=120_000)
+    wait_until(page, "window.kothArena && window.kothArena.ready", 120_000)
     return page.evaluate(VISIT_JS)
 
 
@@ -130,7 +142,7 @@ def _controller(page):
 
 def _launch(pw, profile: str, chromium: str, args: list[str], marker: str):
     return pw.chromium.launch_persistent_context(
-        profile, executable_path=chromium, args=[*args, marker], headless=True, bypass_csp=True)
+        profile, executable_path=chromium, args=[*args, marker], headless=True)
 
 
 def measure(pw, url: str, chromium: str, args: list[str], cold_runs: int, warm_runs: int,
@@ -147,12 +159,12 @@ def measure(pw, url: str, chromium: str, args: list[str], cold_runs: int, warm_r
             page.goto("about:blank")
             blank = _settled_pss(marker)
             cold.append(_visit(page, url))
-            page.wait_for_function("window.kothArena.poolReady >= 2", timeout=120_000)
+            wait_until(page, "window.kothArena.poolReady >= 2", 120_000)
             ready = _settled_pss(marker)
             per_bot = None
             if _controller(page).evaluate("typeof self.kothController.startBots === 'function'"):
                 _controller(page).evaluate(f"self.kothController.startBots({extra_bots})")
-                page.wait_for_function(f"window.kothArena.poolReady >= {2 + extra_bots}", timeout=120_000)
+                wait_until(page, f"window.kothArena.poolReady >= {2 + extra_bots}", 120_000)
                 per_bot = (_settled_pss(marker) - ready) / extra_bots
             memory.append({"blank": blank, "ready": ready - blank, "per_bot": per_bot})
             context.close()

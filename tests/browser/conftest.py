@@ -24,7 +24,6 @@ CHROMIUM_ARGS = [
 READY_TIMEOUT_MS = 60_000
 
 
-
 def _load_script(name: str):
     path = ROOT / "scripts" / f"{name}.py"
     spec = importlib.util.spec_from_file_location(f"koth_arena_{name}_for_tests", path)
@@ -34,22 +33,9 @@ def _load_script(name: str):
     return mod
 
 
-def wait_until(where, expression: str, timeout_ms: float = 30_000, arg=None,
-               interval_s: float = 0.1):
-    """Poll ``where.evaluate(expression, arg)`` (a page, frame or Worker) until it is truthy;
-    returns that value. Playwright's ``wait_for_function`` evaluates its predicate as a string
-    inside the page, which the page's Content-Security-Policy forbids; ``evaluate`` goes
-    through the DevTools protocol and works under the page's real headers."""
-    import time
-
-    deadline = time.monotonic() + timeout_ms / 1000
-    while True:
-        value = where.evaluate(expression, arg) if arg is not None else where.evaluate(expression)
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise TimeoutError(f"still false after {timeout_ms / 1000:g} s: {expression}")
-        time.sleep(interval_s)
+# Polls page.evaluate: works under the page's real Content-Security-Policy, where
+# Playwright's wait_for_function (eval in the page) does not. Tests import it from here.
+wait_until = _load_script("page_wait").wait_until
 
 
 @pytest.fixture(scope="session")
@@ -112,10 +98,10 @@ def chromium():
 
 @pytest.fixture
 def arena_context(chromium):
-    # Playwright's wait_for_function evaluates its predicate as a string, which the page's
-    # Content-Security-Policy forbids: the tests' pages bypass the page's policy. The
-    # Workers' own policies still apply (test_page_attacks.py checks the page's without).
-    ctx = chromium.new_context(viewport={"width": 1280, "height": 900}, bypass_csp=True)
+    # The page runs under its real Content-Security-Policy and isolation headers: poll
+    # with wait_until (page.evaluate), never wait_for_function (eval, which the policy
+    # forbids), and inject nothing inline (a script tag the policy blocks).
+    ctx = chromium.new_context(viewport={"width": 1280, "height": 900})
     ctx.set_default_timeout(30_000)
     try:
         yield ctx
@@ -145,8 +131,7 @@ class Arena:
         return self
 
     def wait_ready(self) -> None:
-        self.page.wait_for_function("window.kothArena && window.kothArena.ready",
-                                    timeout=READY_TIMEOUT_MS)
+        wait_until(self.page, "window.kothArena && window.kothArena.ready", READY_TIMEOUT_MS)
 
     # -- controls
     def label(self, text: str):
@@ -202,7 +187,7 @@ class Arena:
             raise AssertionError(f"the run did not start; status: {self.status.inner_text()!r}")
 
     def wait_finished(self, timeout_ms: int = 120_000) -> str:
-        self.page.wait_for_function("window.kothArena.run === null", timeout=timeout_ms)
+        wait_until(self.page, "window.kothArena.run === null", timeout_ms)
         return self.status.inner_text()
 
     def run(self, timeout_ms: int = 120_000) -> str:

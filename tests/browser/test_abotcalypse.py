@@ -6,6 +6,7 @@ import random
 import re
 
 import pytest
+from conftest import wait_until
 from playwright.sync_api import expect
 from test_accessibility import _serious_violations
 
@@ -58,7 +59,7 @@ def test_replay_side_view_deaths_and_each_bots_view(arena, results_dir):
     # Play a little, then scrub to the end: the deaths are shown with their turn and cause.
     arena.label("Speed").fill("200")
     arena.button("Play").click()
-    page.wait_for_function("Number(document.getElementById('scrub').value) >= 5")
+    wait_until(page, "Number(document.getElementById('scrub').value) >= 5")
     board = page.get_by_role("group", name=re.compile("^Board viewer"))
     board.focus()
     board.press("End")
@@ -137,7 +138,7 @@ def test_a_four_bot_match_runs_animates_and_replays(arena, results_dir):
     arena.label("Max turns").fill("80")  # short enough for a test
     arena.start_run()
     # It animates while it runs: the board follows the live game.
-    page.wait_for_function("(window.kothArena.viewer.tracks[0] || {length: 0}).length >= 3", timeout=120_000)
+    wait_until(page, "(window.kothArena.viewer.tracks[0] || {length: 0}).length >= 3", 120_000)
     assert re.match(r"aBOTcalypse board 48×24, turn \d+ of \d+: ", arena.canvas_label())
     status = arena.wait_finished(300_000)
     assert status.startswith("Finished: 1 game;"), status
@@ -165,7 +166,7 @@ def test_a_four_bot_match_runs_animates_and_replays(arena, results_dir):
     board.press("Home")
     assert arena.canvas_label().startswith(f"aBOTcalypse board 48×24, turn 0 of {total}: 4 of 4 bots alive")
     arena.button("Play").click()
-    page.wait_for_function("Number(document.getElementById('scrub').value) >= 3")
+    wait_until(page, "Number(document.getElementById('scrub').value) >= 3")
     board.press("End")
     label = arena.canvas_label()
     final = states[-1]

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import wait_until
 from playwright.sync_api import expect
 from test_accessibility import _serious_violations
 from test_authored_game import LOWEST_UNIQUE, load_game
@@ -28,12 +29,12 @@ FIELD = [{"name": "one", "author": "the game's author", "code": "builtin:one"},
 
 
 def visit(chromium, url: str):
-    context = chromium.new_context(viewport={"width": 1280, "height": 900}, bypass_csp=True)
+    context = chromium.new_context(viewport={"width": 1280, "height": 900})
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.goto(url)
-    page.wait_for_function("window.kothArena && window.kothArena.ready", timeout=60_000)
+    wait_until(page, "window.kothArena && window.kothArena.ready", 60_000)
     return context, page, errors
 
 
@@ -88,8 +89,7 @@ def test_a_link_carries_the_authors_game_to_a_second_profile(open_arena, site_ur
 
         page.get_by_label("Step budget", exact=True).fill(str(BUDGET))
         page.get_by_role("button", name="Run", exact=True).click()
-        page.wait_for_function("window.kothArena.run === null && window.kothArena.tournament.result",
-                               timeout=300_000)
+        wait_until(page, "window.kothArena.run === null && window.kothArena.tournament.result", 300_000)
         assert leaderboard(page) == authors_board
         result = page.evaluate("window.kothArena.tournament.result")
         assert result == authors_result
@@ -130,7 +130,7 @@ def test_a_link_whose_game_does_not_load_says_why(open_arena, site_url, chromium
         # Declining to load a game leaves everything as it was, with a message (the link stays
         # in the address bar: a reload asks again).
         page.reload()
-        page.wait_for_function("window.kothArena && window.kothArena.ready", timeout=60_000)
+        wait_until(page, "window.kothArena && window.kothArena.ready", 60_000)
         page.get_by_role("button", name="Don't load it").click()
         expect(status(page)).to_contain_text("Did not open the challenge link: its game was not loaded.")
         assert page.evaluate("window.kothArena.runsStarted") == 0

@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import wait_until
 from playwright.sync_api import expect
 from test_accessibility import _serious_violations
 
@@ -179,7 +180,7 @@ def test_the_visitors_saved_bots_become_the_first_entries(arena_context, site_ur
         "localStorage.setItem('koth-arena:settings', JSON.stringify({game: 'flit', seed: 1, games: 2}));}")
     page = arena_context.new_page()
     page.goto(site_url)
-    page.wait_for_function("window.kothArena && window.kothArena.ready", timeout=60_000)
+    wait_until(page, "window.kothArena && window.kothArena.ready", 60_000)
     entries = challenge(page)["entries"]
     assert [(e["name"], e["code"]) for e in entries] == [(b["name"], b["code"]) for b in old]
     assert page.evaluate("window.kothArena.getCode(0)") == old[0]["code"]  # the seats keep them too
@@ -305,13 +306,13 @@ def test_a_challenge_link_opens_the_same_challenge_in_another_profile(open_arena
     shared = challenge(author.page)
     link = share(author.page)
 
-    visitor_ctx = chromium.new_context(viewport={"width": 1280, "height": 900}, bypass_csp=True)
+    visitor_ctx = chromium.new_context(viewport={"width": 1280, "height": 900})
     try:
         page = visitor_ctx.new_page()
         errors = []
         page.on("pageerror", lambda e: errors.append(str(e)))
         page.goto(site_url)
-        page.wait_for_function("window.kothArena && window.kothArena.ready", timeout=60_000)
+        wait_until(page, "window.kothArena && window.kothArena.ready", 60_000)
         # The visitor's own challenge, before the link.
         page.evaluate("window.kothArena.challenge.addEntries([{name: 'mine', code: 'return 1'}])")
         page.get_by_label("Seed", exact=True).fill("4242")
@@ -320,7 +321,7 @@ def test_a_challenge_link_opens_the_same_challenge_in_another_profile(open_arena
         own = challenge(page)
 
         page.goto(link)
-        page.wait_for_function("window.kothArena && window.kothArena.ready", timeout=60_000)
+        wait_until(page, "window.kothArena && window.kothArena.ready", 60_000)
         expect(status(page)).to_contain_text("Opened “Trial of Flit”: 3 entries")
         assert challenge(page) == shared  # exactly: entries, switches, settings, seed, secret
         assert "#" not in page.url  # the fragment is consumed
@@ -426,11 +427,11 @@ def test_a_shared_challenge_on_a_phone_needs_no_sideways_scrolling(open_arena, s
     fill_field(author.page, FIELD)
     link = share(author.page)
 
-    phone = chromium.new_context(viewport=PHONE, bypass_csp=True, is_mobile=True, has_touch=True)
+    phone = chromium.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
     try:
         page = phone.new_page()
         page.goto(link)
-        page.wait_for_function("window.kothArena && window.kothArena.ready", timeout=60_000)
+        wait_until(page, "window.kothArena && window.kothArena.ready", 60_000)
         expect(page.locator("#trial-entries > li")).to_have_count(3)
         assert page.evaluate("document.scrollingElement.scrollWidth") <= PHONE["width"]
         board = page.locator("#board-area").bounding_box()
@@ -487,17 +488,16 @@ def test_a_visitor_gets_the_authors_leaderboard_and_places_their_bot(open_arena,
     authors_result = author.page.evaluate("window.kothArena.tournament.result")
     assert sorted(row[1] for row in authors_board) == ["first", "greedy", "lucky"]  # passer is off
 
-    visitor_ctx = chromium.new_context(viewport={"width": 1280, "height": 900}, bypass_csp=True)
+    visitor_ctx = chromium.new_context(viewport={"width": 1280, "height": 900})
     try:
         page = visitor_ctx.new_page()
         page.goto(link)
-        page.wait_for_function("window.kothArena && window.kothArena.ready", timeout=60_000)
+        wait_until(page, "window.kothArena && window.kothArena.ready", 60_000)
         expect(page.locator("#trial-title")).to_have_text("Trial of Flit")
         assert challenge(page) == shared
         page.get_by_label("Step budget", exact=True).fill(str(BUDGET))
         page.get_by_role("button", name="Run", exact=True).click()
-        page.wait_for_function("window.kothArena.run === null && window.kothArena.tournament.result",
-                               timeout=300_000)
+        wait_until(page, "window.kothArena.run === null && window.kothArena.tournament.result", 300_000)
         assert leaderboard(page) == authors_board
         result = page.evaluate("window.kothArena.tournament.result")
         assert result == authors_result

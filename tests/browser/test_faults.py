@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from conftest import wait_until
 from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
@@ -42,7 +43,7 @@ def test_infinite_loop_times_out_and_page_stays_responsive(open_arena, isolated_
     expect(seed_box).not_to_have_value(before)
     page.mouse.move(640, 450)
     page.mouse.wheel(0, 600)
-    page.wait_for_function("window.scrollY > 0", timeout=5000)
+    wait_until(page, "window.scrollY > 0", 5000)
     name = arena.label("Bot 2 name")
     name.click()
     name.press("End")

@@ -7,6 +7,7 @@ import json
 import re
 
 import pytest
+from conftest import wait_until
 from playwright.sync_api import expect
 
 from engine.registry import games
@@ -158,8 +159,7 @@ def test_flit_full_preset_with_four_bots(arena, results_dir):
         arena.label(f"Bot {n} name").fill(f"{example} {n}")
     arena.start_run()
     # A whole 32,768-turn game is too long for a test: play 400 turns and stop.
-    page.wait_for_function("(window.kothArena.viewer.tracks[0] || {length: 0}).length >= 400",
-                           timeout=120_000)
+    wait_until(page, "(window.kothArena.viewer.tracks[0] || {length: 0}).length >= 400", 120_000)
     arena.button("Stop").click()
     assert arena.wait_finished(30_000).strip() == "Stopped."
     (record,) = arena.records()

@@ -10,6 +10,7 @@ from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
+from conftest import wait_until
 
 pytestmark = pytest.mark.browser
 
@@ -57,10 +58,10 @@ def fetch(arena, dialog, question: str) -> str:
     field.fill(question)
     field.press("Enter")  # submits the dialog's form
     status = dialog.get_by_role("status")
-    arena.page.wait_for_function(
-        "() => !document.getElementById('se-fetch').disabled"
-        " && document.getElementById('se-status').textContent"
-        " && !/^(Fetching|Reading|Waiting)/.test(document.getElementById('se-status').textContent)")
+    wait_until(arena.page,
+               "() => !document.getElementById('se-fetch').disabled"
+               " && document.getElementById('se-status').textContent"
+               " && !/^(Fetching|Reading|Waiting)/.test(document.getElementById('se-status').textContent)")
     return status.inner_text()
 
 

@@ -9,6 +9,7 @@ import re
 from pathlib import Path
 
 import pytest
+from conftest import wait_until
 
 from engine import __version__
 from engine.challenge import challenge_json, load_challenge
@@ -29,9 +30,9 @@ def open_dialog(arena):
 
 def export(arena, dialog) -> None:
     dialog.get_by_role("button", name="Export", exact=True).click()
-    arena.page.wait_for_function(
-        "() => !document.getElementById('snippet-export-run').disabled"
-        " && document.getElementById('snippet-status').textContent !== 'Writing the snippet…'")
+    wait_until(arena.page,
+               "() => !document.getElementById('snippet-export-run').disabled"
+               " && document.getElementById('snippet-status').textContent !== 'Writing the snippet…'")
 
 
 def test_export_writes_the_snippet_of_the_challenge_on_show(arena):
@@ -43,8 +44,8 @@ def test_export_writes_the_snippet_of_the_challenge_on_show(arena):
     field = dialog.get_by_label("Question number or URL (optional)", exact=True)
     field.fill("https://codegolf.stackexchange.com/questions/262108/flit")
     field.press("Enter")
-    arena.page.wait_for_function(
-        "document.getElementById('snippet-status').textContent.startsWith('Snippet ready')")
+    wait_until(arena.page,
+               "document.getElementById('snippet-status').textContent.startsWith('Snippet ready')")
     status = dialog.get_by_role("status").inner_text()
     markdown = dialog.get_by_label("Snippet markdown", exact=True).input_value()
     assert re.match(rf"Snippet ready: {len(markdown):,} of the post's 30,000 characters", status), status

@@ -13,6 +13,7 @@ import re
 from pathlib import Path
 
 import pytest
+from conftest import wait_until
 
 from engine import __version__
 from engine.snippet import SnippetOptions, export_snippet, pack_challenge, pypi_wheel_url, snippet_document
@@ -126,8 +127,8 @@ def test_snippet_boots_from_the_wheel_adds_the_answers_and_ranks_like_the_page(a
                                                                               open_arena, site_url):
     site = SnippetSite(arena_context, markdown_for(wheel), wheel)
     page, frame, errors = open_snippet(arena_context)
-    frame.wait_for_function("window.kothArena && window.kothArena.embedded && window.kothArena.embedded.done",
-                            timeout=BOOT_TIMEOUT_MS)
+    wait_until(frame, "window.kothArena && window.kothArena.embedded && window.kothArena.embedded.done",
+               BOOT_TIMEOUT_MS)
     # A sandboxed frame like the site's: an opaque origin, not cross-origin isolated.
     assert frame.evaluate("[self.origin, self.crossOriginIsolated]") == ["null", False]
     assert site.requests[0] == f"wheel {pypi_wheel_url(__version__)}"
@@ -155,7 +156,7 @@ def test_snippet_boots_from_the_wheel_adds_the_answers_and_ranks_like_the_page(a
 
     # ... and in the page, opened from a challenge link holding the same field: the same result.
     arena = open_arena(f"{site_url}#c={pack_challenge(json.dumps(field))}")
-    arena.page.wait_for_function(f"window.kothArena.challenge.entries().length === {len(order)}")
+    wait_until(arena.page, f"window.kothArena.challenge.entries().length === {len(order)}")
     arena.page.get_by_role("radio", name="Tournament").check()
     page_result, page_board = run_tournament(arena.page, len(order))
     assert page_result == snippet_result
@@ -170,8 +171,8 @@ def run_tournament(where, entries: int) -> tuple[dict, list[list[str]]]:
     where.get_by_label("Parallel matches", exact=True).select_option("2")
     before = where.evaluate("window.kothArena.runsStarted")
     where.get_by_role("button", name="Run", exact=True).click()
-    where.wait_for_function(f"window.kothArena.runsStarted > {before} && window.kothArena.run === null",
-                            timeout=TOURNAMENT_TIMEOUT_MS)
+    wait_until(where, f"window.kothArena.runsStarted > {before} && window.kothArena.run === null",
+               TOURNAMENT_TIMEOUT_MS)
     games = entries * (entries - 1)  # every pair, two games (one seed, both seatings)
     status = where.locator("#status").inner_text()
     assert status.startswith(f"Finished the tournament: {games} games"), status
@@ -184,7 +185,7 @@ def run_tournament(where, entries: int) -> tuple[dict, list[list[str]]]:
 def test_a_wheel_that_is_not_the_pinned_one_is_refused(arena_context, wheel):
     SnippetSite(arena_context, markdown_for(wheel, sha256="0" * 64), wheel)
     page, frame, errors = open_snippet(arena_context)
-    frame.wait_for_function("document.getElementById('koth-boot').textContent.includes('could not start')")
+    wait_until(frame, "document.getElementById('koth-boot').textContent.includes('could not start')")
     text = frame.locator("#koth-boot").inner_text()
     assert re.search(r"the wheel's SHA-256 is [0-9a-f]{64}, not the pinned 0{64}", text), text
     assert frame.evaluate("typeof window.kothArena") == "undefined"  # nothing of it ran
@@ -195,6 +196,6 @@ def test_a_wheel_that_is_not_published_gets_a_message(arena_context, wheel):
     options = SnippetOptions(version=__version__, pyodide_version=pyodide_version(), wheel_url=missing)
     SnippetSite(arena_context, export_snippet(json.dumps(CHALLENGE), options), wheel)
     page, frame, errors = open_snippet(arena_context)
-    frame.wait_for_function("document.getElementById('koth-boot').textContent.includes('could not start')")
+    wait_until(frame, "document.getElementById('koth-boot').textContent.includes('could not start')")
     text = frame.locator("#koth-boot").inner_text()
     assert text == f"KotH Arena could not start: {missing} answered HTTP 404"

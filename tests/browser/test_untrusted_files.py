@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import wait_until
 from playwright.sync_api import expect
 from test_accessibility import _serious_violations
 
@@ -152,7 +153,7 @@ def test_an_unknown_atomas_item_is_refused_and_never_stops_the_viewer(arena, rep
     arena.page.evaluate("(rec) => window.kothArena.viewer.load({renderer: 'flit', bots: ['x', 'y'], "
                         "records: [rec]})", flit)
     arena.button("Play").click()
-    arena.page.wait_for_function("Number(document.getElementById('scrub').value) >= 20")
+    wait_until(arena.page, "Number(document.getElementById('scrub').value) >= 20")
     assert arena.canvas_label().startswith("Flit board, turn ")
     assert "could not draw" not in arena.status.inner_text()
 
@@ -171,14 +172,14 @@ def test_a_drawing_error_is_shown_once_and_the_loop_carries_on(arena, replays):
     }""")
     arena.label("Speed").fill("100")
     arena.button("Play").click()
-    page.wait_for_function("Number(document.getElementById('scrub').value) >= 10")
+    wait_until(page, "Number(document.getElementById('scrub').value) >= 10")
     expect(page.locator("#status-error")).to_contain_text("could not draw a frame")
     expect(page.locator("#status-error")).to_contain_text("broken canvas")
     assert page.evaluate("window.drawErrors") == 1, "the error was reported more than once"
     page.evaluate("() => { CanvasRenderingContext2D.prototype.arc = window.realArc; }")
     # the loop carries on to the end of the game by itself (End may be disabled by then)
-    page.wait_for_function("(() => { const s = document.getElementById('scrub'); "
-                           "return Number(s.value) === Number(s.max); })()")
+    wait_until(page, "(() => { const s = document.getElementById('scrub'); "
+                     "return Number(s.value) === Number(s.max); })()")
     total = len(replays["atomas"]["records"][0]["turns"])
     assert arena.canvas_label().startswith(f"Atomas board, greedy, move {total} of {total}")
 
@@ -372,9 +373,9 @@ def test_two_tabs_keep_each_others_code(open_arena, site_url):
     for tab in (first, second):
         tab.setup(game="flit")
     first.set_bot(1, "def move(view):\n    return 0  # first tab\n")
-    second.page.wait_for_function("window.kothArena.getCode(0).includes('# first tab')")
+    wait_until(second.page, "window.kothArena.getCode(0).includes('# first tab')")
     second.set_bot(1, "def move(view):\n    return 0  # second tab\n")
-    first.page.wait_for_function("window.kothArena.getCode(0).includes('# second tab')")
+    wait_until(first.page, "window.kothArena.getCode(0).includes('# second tab')")
 
     # Bots kept from before a shared link, then both tabs edit within the same moment:
     # neither edit is lost, and the bots kept earlier stay kept.
@@ -383,16 +384,16 @@ def test_two_tabs_keep_each_others_code(open_arena, site_url):
     first.set_bot(2, "def move(view):\n    return 0  # A\n")
     second.set_bot(2, "def move(view):\n    return 0  # B\n")
     for tab in (first, second):
-        tab.page.wait_for_function("window.kothArena.getCode(1).includes('# B')")
+        wait_until(tab.page, "window.kothArena.getCode(1).includes('# B')")
     notice = second.page.get_by_role("region", name="Notice")
     expect(notice).to_contain_text("also edited in another tab")
     second.button("Use the other tab's version").click()
     for tab in (first, second):
-        tab.page.wait_for_function("window.kothArena.getCode(1).includes('# A')")
+        wait_until(tab.page, "window.kothArena.getCode(1).includes('# A')")
     expect(notice).to_contain_text("This tab's earlier version is kept.")
     second.button("Use this tab's version again").click()
     for tab in (first, second):
-        tab.page.wait_for_function("window.kothArena.getCode(1).includes('# B')")
+        wait_until(tab.page, "window.kothArena.getCode(1).includes('# B')")
     expect(notice).to_contain_text("1 older kept version behind it")
     kept = json.loads(second.storage()["koth-arena:previous-bots:flit"])
     assert kept[0]["bots"][0] == {"name": "mine", "code": OWN}

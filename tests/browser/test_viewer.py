@@ -7,6 +7,7 @@ import subprocess
 import sys
 
 import pytest
+from conftest import wait_until
 from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
@@ -49,7 +50,7 @@ def test_replay_controls_after_a_flit_game(arena):
     arena.label("Speed").fill("200")
     arena.button("Play").click()
     expect(arena.button("Pause")).to_have_attribute("aria-pressed", "true")
-    page.wait_for_function("Number(document.getElementById('scrub').value) >= 20")
+    wait_until(page, "Number(document.getElementById('scrub').value) >= 20")
     arena.button("Pause").click()
     expect(arena.button("Play")).to_have_attribute("aria-pressed", "false")
     paused = int(scrub.input_value())
