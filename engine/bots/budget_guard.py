@@ -24,13 +24,17 @@ Refused, raising ``BudgetGuardError`` in the bot's code:
 - new processes (``os.fork``, ``os.exec*``, ``os.spawn*``, ``os.posix_spawn``, ``os.system``,
   ``subprocess``): a child would count nothing and could write its parent's memory.
 
-Two readers are trusted, by the identity of their code and of their module's globals (a
-bot cannot run their code elsewhere: setting ``__code__`` and making functions are
-refused): ``engine.bots.code._bot_frames`` reads a traceback's frames to name the bot's
-lines in its error, and ``engine.bots.step_budget._caller_scopes`` finds the scopes of a
-bot that calls ``exec``/``eval`` without them. Both give out no frame and call nothing a bot
-could replace. Everything else is refused, the engine's own code included, for as long as
-the process lives: a process that holds a step budget never stops holding it.
+Three functions are trusted, by the identity of their code and of their module's globals
+(a bot cannot run their code elsewhere: setting ``__code__`` and making functions are
+refused), with the functions they define: ``engine.bots.code._bot_frames`` reads a
+traceback's frames to name the bot's lines in its error, and
+``engine.bots.step_budget._caller_scopes`` finds the scopes of a bot that calls
+``exec``/``eval`` without them (both give out no frame), and
+``engine.bots.step_budget._bind`` puts the budget's objects into the constants of code the
+bot compiles at run time (its bytecode as the compiler made it). None of them calls
+anything a bot could replace after it starts. Everything else is refused, the engine's own
+code included, for as long as the process lives: a process that holds a step budget never
+stops holding it.
 
 The error is a ``ValueError``: the standard library reads a missing frame as "the stack is not
 that deep" (``collections.namedtuple``, ``typing``, ``enum`` fall back), so bots that use them
@@ -41,7 +45,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from types import FunctionType
+from types import CodeType, FunctionType
 from typing import Any
 
 
@@ -68,6 +72,15 @@ _MEMORY_FILES = frozenset({"mem", "pagemap", "kcore"})
 _installed: list[bool] = []
 
 
+def _nested(code: CodeType) -> list[CodeType]:
+    """The code of the functions defined in ``code`` (trusted with it)."""
+    found = []
+    for constant in code.co_consts:
+        if type(constant) is CodeType:
+            found += [constant, *_nested(constant)]
+    return found
+
+
 def install(trusted: tuple[Callable[..., Any], ...]) -> None:
     """Add the hook (once per process; later calls change nothing).
 
@@ -79,8 +92,9 @@ def install(trusted: tuple[Callable[..., Any], ...]) -> None:
     if _installed:
         return
     _installed.append(True)
-    allowed = tuple((function.__code__, function.__globals__) for function in trusted
-                    if type(function) is FunctionType)
+    allowed = tuple((code, function.__globals__) for function in trusted
+                    if type(function) is FunctionType
+                    for code in (function.__code__, *_nested(function.__code__)))
     getframe = sys._getframe
     events, reads, writes, memory_files = _EVENTS, _READS, _WRITES, _MEMORY_FILES
     error, text, data, number, kind_of = BudgetGuardError, str, bytes, int, type
@@ -118,7 +132,7 @@ def install(trusted: tuple[Callable[..., Any], ...]) -> None:
 
     def hook(event: str, args: tuple) -> None:
         if event in events:
-            if event.startswith("sys._") and trusted_caller():
+            if trusted_caller():
                 return
             raise error(f"{event} is not allowed under a step budget")
         if event == "object.__getattr__":

@@ -117,7 +117,14 @@ def describe_exception(exc: BaseException) -> tuple[str, int | None]:
     """The exception as the bot's author wants to see it, and its line in the bot."""
     frames = _bot_frames(exc.__traceback__)
     line = frames[-1][0] if frames else None
-    head = "".join(traceback.format_exception_only(type(exc), exc)).strip()
+    # Only its own text: formatting walks the tracebacks of the exceptions it was raised
+    # from, whose frames a step budget's guard keeps from everyone but _bot_frames.
+    cause, context = exc.__cause__, exc.__context__
+    exc.__cause__ = exc.__context__ = None
+    try:
+        head = "".join(traceback.format_exception_only(type(exc), exc)).strip()
+    finally:
+        exc.__cause__, exc.__context__ = cause, context
     if not frames:
         return head, line
     where = ", ".join(f"line {number} in {name}" for number, name in frames[-3:])

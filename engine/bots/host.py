@@ -17,7 +17,7 @@ from engine.bots.answer import cap_text
 from engine.bots.code import FUNCTION, BotLoadError, _bot_frames, load_code
 from engine.bots.reply import MAX_ERROR_CHARS
 from engine.bots.runners import FunctionRunner, OneShotScriptRunner, StreamScriptRunner
-from engine.bots.step_budget import _caller_scopes
+from engine.bots.step_budget import _bind, _caller_scopes
 from engine.registry import get_game
 
 
@@ -122,7 +122,7 @@ class BotHost:
         if budget is not None and self.guard:
             # after the engine has made the budget and imported what it needs, before any of
             # the bot's code runs (it runs from "start")
-            budget_guard.install((_bot_frames, _caller_scopes))
+            budget_guard.install((_bot_frames, _caller_scopes, _bind))
         return {"ok": True, "kind": self.bot.kind, "error": None, "line": None}
 
 

@@ -78,16 +78,37 @@ class BudgetExceeded(BaseException):
     """
 
     def __init__(self, limit: int, used: int | None = None, tampered: bool = False) -> None:
-        if tampered:
-            message = f"the bot changed its step budget (limit {limit:,} steps)"
-        elif used is None:
-            message = f"the move went over its budget of {limit:,} steps"
-        else:
-            message = f"the move took {used:,} steps, over its budget of {limit:,}"
-        super().__init__(message)
+        super().__init__(_message(limit, used, tampered))
         self.limit = limit
         self.used = used
         self.tampered = tampered
+
+
+def _message(limit: int, used: int | None, tampered: bool) -> str:
+    if tampered:
+        return f"the bot changed its step budget (limit {limit:,} steps)"
+    if used is None:
+        return f"the move went over its budget of {limit:,} steps"
+    return f"the move took {used:,} steps, over its budget of {limit:,}"
+
+
+def _exceeded_maker(*, _new: Any = BaseException.__new__, _init: Any = BaseException.__init__,
+                    _set: Any = object.__setattr__, _class: type = BudgetExceeded,
+                    _message: Callable[[int, int | None, bool], str] = _message,
+                    ) -> Callable[[int, int | None, bool], BudgetExceeded]:
+    """A BudgetExceeded made without asking its class: a bot may have patched the class's
+    ``__new__`` (to return None: no exception), ``__init__`` or ``__str__``; its message
+    text is the bot's to spoil, the exception's class and raising are not."""
+
+    def make(limit: int, used: int | None = None, tampered: bool = False) -> BudgetExceeded:
+        exceeded = _new(_class)
+        _init(exceeded, _message(limit, used, tampered))
+        _set(exceeded, "limit", limit)
+        _set(exceeded, "used", used)
+        _set(exceeded, "tampered", tampered)
+        return exceeded
+
+    return make
 
 
 _COUNT_TYPE = type(itertools.count())
@@ -102,9 +123,10 @@ def _new_gate(threshold: int) -> SimpleNamespace:
 
 def _turns(limit: int, counter: Any, gate: SimpleNamespace, *, _int: type = int,
            _isinstance: Any = isinstance, _count_type: type = _COUNT_TYPE,
-           _exceeded: type = BudgetExceeded, _interrupt: type = KeyboardInterrupt,
-           _base: type = BaseException, _getattr: Any = getattr, _vars: Any = vars,
-           ) -> dict[str, Callable[..., Any]]:
+           _class: type = BudgetExceeded, _maker: Any = _exceeded_maker,
+           _interrupt: type = KeyboardInterrupt, _base: type = BaseException,
+           _with_traceback: Any = BaseException.with_traceback, _getattr: Any = getattr,
+           _vars: Any = vars) -> dict[str, Callable[..., Any]]:
     """The budget's verdict, kept where the bot's code cannot reach it.
 
     The turn's start and the limit live in these closures' cells and frames only. What they
@@ -117,6 +139,7 @@ def _turns(limit: int, counter: Any, gate: SimpleNamespace, *, _int: type = int,
     """
     start = 0
     threshold_of = _vars(gate).get
+    _exceeded = _maker()
     read = counter.__repr__  # the C type's own method: "count(N)", read without moving it
     if counter.__class__ is not _count_type:
         raise TypeError("the counter is an itertools.count")
@@ -157,11 +180,11 @@ def _turns(limit: int, counter: Any, gate: SimpleNamespace, *, _int: type = int,
         except _base as stopped:
             over = verdict()
             if over is None:
-                if _isinstance(stopped, _exceeded):  # raised by the bot itself: still over
+                if _isinstance(stopped, _class):  # raised by the bot itself: still over
                     over = _exceeded(limit, count() - start, tampered())
                 else:
                     raise
-            raise over.with_traceback(_getattr(stopped, "__traceback__", None)) from None
+            raise _with_traceback(over, _getattr(stopped, "__traceback__", None)) from None
         over = verdict()
         if over is not None:
             raise over
@@ -171,10 +194,12 @@ def _turns(limit: int, counter: Any, gate: SimpleNamespace, *, _int: type = int,
             "tampered": tampered, "verdict": verdict, "run": run}
 
 
-def _stopper(limit: int, *, _exceeded: type = BudgetExceeded) -> Callable[[], None]:
+def _stopper(limit: int, *, _maker: Any = _exceeded_maker) -> Callable[[], None]:
     """What the bot's code calls when a step finds the turn over budget (``STOP``, one of
     its code's constants). Made apart from ``_turns``: it shares no cell with the verdict,
     so a bot that changes this closure's cell changes only its own error's message."""
+
+    _exceeded = _maker()
 
     def stop() -> None:
         raise _exceeded(limit)
@@ -441,10 +466,27 @@ def _is_future_import(statement: ast.stmt) -> bool:
 
 
 def _bind(code: CodeType, objects: dict[str, object]) -> CodeType:
-    """Replace the placeholder constants by the budget's objects, in nested code too."""
-    constants = tuple(
-        _bind(value, objects) if isinstance(value, CodeType)
-        else objects.get(value, value) if isinstance(value, str) else value
-        for value in code.co_consts
-    )
-    return code.replace(co_consts=constants)
+    """Replace the placeholder constants by the budget's objects, in nested code too.
+
+    Trusted by ``engine.bots.budget_guard`` to make code objects (refused to the bot's code:
+    made by hand, bytecode could read and write anywhere), since it runs when a bot compiles
+    at run time. So it keeps the bytecode as the compiler made it and each constant's place,
+    replaces only text constants, and relies on nothing a bot could patch after it starts: no
+    builtin, no global (its recursion is its own closure); the types come from literals and
+    a lambda made here, and their descriptors check what they are given is a code object.
+    """
+    code_type = (lambda: 0).__code__.__class__
+    text_type = "".__class__
+    consts_of, replace, lookup = code_type.co_consts.__get__, code_type.replace, {}.__class__.get
+
+    def bind(code: CodeType) -> CodeType:
+        constants = []
+        for value in consts_of(code):  # a TypeError unless code is a code object
+            if value.__class__ is code_type:
+                value = bind(value)
+            elif value.__class__ is text_type:
+                value = lookup(objects, value, value)
+            constants.append(value)
+        return replace(code, co_consts=(*constants,))
+
+    return bind(code)

@@ -1,0 +1,225 @@
+"""Attacks on the step budget by the bot it limits, natively, as a user runs a match.
+
+Each attacker is a Flit function bot run with ``python -m engine match ... --budget 20000``
+(sandboxed, a generous clock so only the budget can fault it). On each of its first three
+moves it attacks its budget, then spends 120,000+ steps; after that it plays random valid
+moves. What a user notices: each of those three moves is a fault with a clear message (the
+refused operation, or the budget's own verdict), none is played as if it were within the
+budget, and the game plays on to its end (issue 17, "A step budget out of the bot's reach").
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+BUDGET = 20_000
+ATTACKED_MOVES = 3
+
+# The bot: ATTACK runs in its move, before 120,000+ steps, on its first ATTACKED_MOVES moves.
+BOT = '''
+import random
+import sys
+
+attacks = [0]
+
+SETUP
+
+def attack():
+ATTACK
+
+def move(view):
+    if attacks[0] < ATTACKS:
+        attacks[0] += 1
+        attack()
+        total = 0
+        for i in range(60_000):  # 120,000+ steps, six times the budget
+            total += i
+    mine = view.pieces()
+    targets = sorted({n for p in mine for n in view.neighbours(*p) if view[n] == 0})
+    random.shuffle(targets)
+    for x1, y1 in targets:
+        supporters = [p for p in view.neighbours(x1, y1) if view[p] == view.me]
+        sources = [p for p in mine if len(supporters) > 1 or p != supporters[0]]
+        if sources:
+            x0, y0 = random.choice(sources)
+            return x0, y0, x1, y1
+    return "0 0 0 0"
+'''
+
+# The attack of issue 17: the frame of the budget's run, its "self", every limit raised.
+FRAME = '''
+    frame = sys._getframe(2)
+    budget = frame.f_locals["self"]
+    budget.limit = 10 ** 12
+    budget.gate.limit = 10 ** 12
+    budget.gate.threshold = budget.count - budget.steps_used + 10 ** 12
+'''
+
+# The same frames through a traceback, walking up with f_back, writing to their locals.
+TRACEBACK = '''
+    try:
+        raise ValueError
+    except ValueError as caught:
+        frame = caught.__traceback__.tb_frame
+    while frame is not None:
+        for name in list(frame.f_locals):
+            if name in ("limit", "start"):
+                frame.f_locals[name] = 10 ** 12
+        frame = frame.f_back
+'''
+
+# Every object of the process: the budget, its closures' cells.
+GC = '''
+    import gc
+    for thing in gc.get_objects():
+        if type(thing).__name__ == "cell":
+            try:
+                if thing.cell_contents == BUDGET:
+                    thing.cell_contents = 10 ** 12
+            except ValueError:
+                pass
+'''
+
+# A trace function receives every frame.
+SETTRACE = '''
+    def tracer(frame, event, arg):
+        if "limit" in frame.f_locals:
+            frame.f_locals["limit"] = 10 ** 12
+        return tracer
+    sys.settrace(tracer)
+'''
+
+# Uncounted code: the bot's own move rebuilt without its counting constants.
+HAND_BUILT = '''
+    plain = tuple(None if callable(c) or hasattr(c, "threshold") else c
+                  for c in move.__code__.co_consts)
+    move.__code__ = move.__code__.replace(co_consts=plain)
+'''
+
+# The budget's classes patched, its gate raised, its stop's cell changed (the budget was made
+# before this runs: nothing of it changes).
+CLASSES = '''
+    import engine.bots.step_budget as budget_module
+    budget_module.StepBudget.run = lambda self, function, *args: function(*args)
+    budget_module.StepBudget.over = property(lambda self: False)
+    budget_module.StepBudget.tampered = property(lambda self: False)
+    for constant in move.__code__.co_consts:
+        if hasattr(constant, "threshold"):
+            constant.threshold += 10 ** 12
+        if callable(constant) and getattr(constant, "__closure__", None):
+            for cell in constant.__closure__:
+                if cell.cell_contents == BUDGET:
+                    cell.cell_contents = 10 ** 12
+'''
+
+# Builtins the budget's verdict once used to read its count, patched for everyone, and its
+# gate raised. (Patching type or isinstance for everyone breaks the host itself: "the bot's
+# process ended", a fault too.)
+BUILTINS = '''
+    import builtins
+    builtins.repr = lambda thing: "count(0)"
+    real_int = int
+    builtins.int = lambda text=0, *rest: 0 if str(text).isdigit() else real_int(text, *rest)
+    for constant in move.__code__.co_consts:
+        if hasattr(constant, "threshold"):
+            constant.threshold += 10 ** 12
+'''
+
+# The budget's exception class patched: made into no exception at all (__new__ returning
+# None), silenced; and the gate raised. The verdict still stops the move (its message is the
+# bot's to spoil, its kind is not).
+EXCEPTION = '''
+    import engine.bots.step_budget as budget_module
+    budget_module.BudgetExceeded.__new__ = lambda cls, *args, **kwargs: None
+    budget_module.BudgetExceeded.__init__ = lambda self, *args, **kwargs: None
+    budget_module.BudgetExceeded.__str__ = lambda self: "all is well"
+    for constant in move.__code__.co_consts:
+        if hasattr(constant, "threshold"):
+            constant.threshold += 10 ** 12
+'''
+
+REFUSED, CHANGED = "error", "timeout"
+ATTACKS = {
+    "frame": (FRAME, REFUSED, "sys._getframe is not allowed under a step budget"),
+    "traceback": (TRACEBACK, REFUSED, "reading tb_frame is not allowed under a step budget"),
+    "gc": (GC, REFUSED, "gc.get_objects is not allowed under a step budget"),
+    "settrace": (SETTRACE, REFUSED, "sys.settrace is not allowed under a step budget"),
+    "hand-built code": (HAND_BUILT, REFUSED, "code.__new__ is not allowed under a step budget"),
+    "classes": (CLASSES, CHANGED, "the bot changed its step budget (limit 20,000 steps)"),
+    "builtins": (BUILTINS, CHANGED, "the bot changed its step budget (limit 20,000 steps)"),
+    "exception": (EXCEPTION, CHANGED, ""),
+}
+
+
+def _bot(attack: str, setup: str = "") -> str:
+    return (BOT.replace("SETUP", setup).replace("ATTACKS", str(ATTACKED_MOVES))
+            .replace("ATTACK\n", textwrap.indent(textwrap.dedent(attack), "    ") + "\n")
+            .replace("BUDGET", str(BUDGET)))
+
+
+def _match(tmp_path: Path, source: str) -> tuple[dict, dict]:
+    bot = tmp_path / "attacker.py"
+    bot.write_text(source)
+    replay = tmp_path / "game.json"
+    done = subprocess.run(
+        [sys.executable, "-m", "engine", "match", "flit", str(bot), "builtin:random", "--seed", "3",
+         "--secret", "S", "--time-limit", "60000", "--budget", str(BUDGET), "--json",
+         "--replay", str(replay)],
+        cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout), json.loads(replay.read_text())["records"][0]
+
+
+def _attacker_turns(record: dict) -> list[dict]:
+    return [turn for turn in record["turns"] if turn["seats"] == [0]]
+
+
+@pytest.mark.parametrize("name", list(ATTACKS))
+def test_an_attack_on_the_budget_is_a_fault_and_the_game_plays_on(name: str, tmp_path: Path) -> None:
+    attack, kind, message = ATTACKS[name]
+    summary, record = _match(tmp_path, _bot(attack))
+    assert record["start_faults"] == [0, 0], "the bot loaded (the attack is in its moves)"
+    turns = _attacker_turns(record)
+    for turn in turns[:ATTACKED_MOVES]:
+        fault = turn["faults"][0]
+        assert fault is not None, f"a move of 120,000+ steps was played: {turn}"
+        assert turn["move"] is None
+        assert fault["kind"] == kind and message in fault["message"], fault
+    # afterwards the bot plays (random valid moves, within its budget) and the game ends
+    assert any(turn["faults"][0] is None and turn["move"] for turn in turns[ATTACKED_MOVES:])
+    assert record["result"] is not None and summary["games"][0]["faults"][0] == ATTACKED_MOVES
+
+
+def test_a_bot_that_uses_what_the_guard_touches_honestly_still_works(tmp_path: Path) -> None:
+    """namedtuple and dataclasses (which ask for frames and fall back), exec without scopes,
+    and its own error's line number: all as without the guard."""
+    setup = textwrap.dedent('''
+        import collections, dataclasses
+        Point = collections.namedtuple("Point", "x y", defaults=(0,))
+
+        @dataclasses.dataclass
+        class Box:
+            size: int = 1
+
+        exec("made = Point(1) + (Box().size,)")
+    ''')
+    attack = '''
+    assert made == (1, 0, 1)
+    if attacks[0] == 2:
+        raise KeyError("on purpose")
+'''
+    source = _bot(attack, setup).replace("for i in range(60_000)", "for i in range(10)")
+    _, record = _match(tmp_path, source)
+    faults = [turn["faults"][0] for turn in _attacker_turns(record)]
+    raised = [fault for fault in faults if fault]
+    assert len(raised) == 1, raised
+    line = source.splitlines().index('        raise KeyError("on purpose")') + 1
+    assert "KeyError: 'on purpose'" in raised[0]["message"] and raised[0]["line"] == line
+    assert faults[1] is raised[0] and faults[0] is None and faults[2] is None
