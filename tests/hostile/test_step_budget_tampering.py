@@ -223,3 +223,53 @@ def test_a_bot_that_uses_what_the_guard_touches_honestly_still_works(tmp_path: P
     line = source.splitlines().index('        raise KeyError("on purpose")') + 1
     assert "KeyError: 'on purpose'" in raised[0]["message"] and raised[0]["line"] == line
     assert faults[1] is raised[0] and faults[0] is None and faults[2] is None
+
+
+# The same attacks in Pyodide (the page's Python 3.14, whose frame.f_locals writes through to
+# a frame, PEP 667), in one interpreter run by Node as the page's bot Worker runs it: a
+# BotHost with its guard. The attacks that patch what everyone shares (classes, builtins,
+# the exception) run last, each after the others it would disturb.
+PYODIDE_ORDER = ["frame", "traceback", "gc", "settrace", "hand-built code", "exception", "classes",
+                 "builtins"]
+PYODIDE_PLAY = '''
+import json
+from engine.bots.host import BotHost
+from engine.registry import get_game
+spec = get_game("flit")
+out = {}
+for name, source in json.loads(CASES):
+    host = BotHost(lambda: None, lambda reply: None, guard=True)
+    host.handle({"op": "load", "id": 1, "game": "flit", "code": source, "budget": BUDGET})
+    state = spec.new_game(spec.settings(), 1, None)
+    start = host.handle({"op": "start", "id": 2, "message": spec.wire.start_message(state, 0),
+                         "seed": 3})
+    turns = [host.handle({"op": "turn", "id": 3 + n, "message": spec.wire.observation(state, 0, [])})
+             for n in range(ATTACKED_MOVES + 1)]
+    out[name] = {"start": start.get("error"), "turns": turns}
+json.dumps(out)
+'''
+
+
+def test_the_attacks_are_refused_in_pyodide_too() -> None:
+    import shutil
+
+    node = shutil.which("node")
+    assert node, "Node is needed to run Pyodide (the README's set-up installs it)"
+    assert (ROOT / "node_modules" / "pyodide").is_dir(), "run `npm ci` first (scripts/test does)"
+    cases = json.dumps([[name, _bot(ATTACKS[name][0])] for name in PYODIDE_ORDER])
+    code = (f"CASES = {cases!r}\nBUDGET = {BUDGET}\nATTACKED_MOVES = {ATTACKED_MOVES}\n"
+            + PYODIDE_PLAY)
+    done = subprocess.run([node, str(ROOT / "tests" / "pyodide_python.mjs")], input=code,
+                          capture_output=True, text=True, cwd=ROOT, timeout=600)
+    assert done.returncode == 0, done.stderr[done.stderr.rfind("PythonError"):][:3000]
+    out = json.loads(done.stdout)
+    for name in PYODIDE_ORDER:
+        _, kind, message = ATTACKS[name]
+        assert out[name]["start"] is None, (name, out[name])
+        turns = out[name]["turns"]
+        for reply in turns[:ATTACKED_MOVES]:
+            assert reply["answer"] is None and reply["error"], (name, reply)
+            assert reply.get("over_budget", False) is (kind == CHANGED), (name, reply)
+            if kind == REFUSED:  # the shared exception class was spoiled before the others
+                assert message in reply["error"], (name, reply)
+        assert turns[ATTACKED_MOVES]["answer"] and not turns[ATTACKED_MOVES]["error"], (name, turns)
