@@ -171,23 +171,40 @@ def _turns(limit: int, counter: Any, gate: SimpleNamespace, *, _int: type = int,
             return _exceeded(limit, used, changed)
         return None
 
-    def run(function: Callable[..., T], *args: Any) -> T:
-        start_turn()
+    def forced() -> BudgetExceeded:
+        """The bot raised BudgetExceeded itself, within its budget: over all the same."""
+        return _exceeded(limit, count() - start, tampered())
+
+    # run's frame is the one that outlives a turn (in the tracebacks of what it raises): it
+    # has no free variable, so a frame of it that a bot found (say in gc.garbage) would give
+    # no cell of the verdict to write to (Python 3.13+ writes f_locals through, PEP 667);
+    # and it drops what it raises before leaving, so it makes no cycle to find there.
+    def run(function: Callable[..., T], *args: Any, _start_turn: Any = start_turn,
+            _verdict: Any = verdict, _forced: Any = forced, _interrupt: type = _interrupt,
+            _base: type = _base, _class: type = _class, _isinstance: Any = _isinstance,
+            _with_traceback: Any = _with_traceback, _getattr: Any = _getattr) -> T:
+        _start_turn()
         try:
             value = function(*args)
         except _interrupt:
             raise
         except _base as stopped:
-            over = verdict()
+            over = _verdict()
             if over is None:
-                if _isinstance(stopped, _class):  # raised by the bot itself: still over
-                    over = _exceeded(limit, count() - start, tampered())
-                else:
+                if not _isinstance(stopped, _class):
                     raise
-            raise _with_traceback(over, _getattr(stopped, "__traceback__", None)) from None
-        over = verdict()
+                over = _forced()  # raised by the bot itself: still over
+            trace = _getattr(stopped, "__traceback__", None)
+            try:
+                raise _with_traceback(over, trace) from None
+            finally:
+                del over, trace
+        over = _verdict()
         if over is not None:
-            raise over
+            try:
+                raise over
+            finally:
+                del over
         return value
 
     return {"count": count, "start_turn": start_turn, "idle": idle, "steps_used": steps_used,
