@@ -87,6 +87,23 @@ GC = '''
                 pass
 '''
 
+# Frames the collector kept (it keeps every cycle with DEBUG_SAVEALL, unaudited): writing to
+# their locals (through to the cells of their closures in Python 3.13+), and the gate raised.
+GARBAGE = '''
+    import gc
+    gc.set_debug(gc.DEBUG_SAVEALL)
+    gc.collect()
+    for thing in gc.garbage:
+        if type(thing).__name__ == "frame":
+            for name in list(thing.f_locals):
+                value = thing.f_locals[name]
+                if value == BUDGET or callable(value) and not isinstance(value, type):
+                    thing.f_locals[name] = 10 ** 12 if value == BUDGET else (lambda *args: None)
+    for constant in move.__code__.co_consts:
+        if hasattr(constant, "threshold"):
+            constant.threshold += 10 ** 12
+'''
+
 # A trace function receives every frame.
 SETTRACE = '''
     def tracer(frame, event, arg):
@@ -151,6 +168,7 @@ ATTACKS = {
     "traceback": (TRACEBACK, REFUSED, "reading tb_frame is not allowed under a step budget"),
     "gc": (GC, REFUSED, "gc.get_objects is not allowed under a step budget"),
     "settrace": (SETTRACE, REFUSED, "sys.settrace is not allowed under a step budget"),
+    "gc.garbage": (GARBAGE, CHANGED, "the bot changed its step budget (limit 20,000 steps)"),
     "hand-built code": (HAND_BUILT, REFUSED, "code.__new__ is not allowed under a step budget"),
     "classes": (CLASSES, CHANGED, "the bot changed its step budget (limit 20,000 steps)"),
     "builtins": (BUILTINS, CHANGED, "the bot changed its step budget (limit 20,000 steps)"),
@@ -229,8 +247,8 @@ def test_a_bot_that_uses_what_the_guard_touches_honestly_still_works(tmp_path: P
 # a frame, PEP 667), in one interpreter run by Node as the page's bot Worker runs it: a
 # BotHost with its guard. The attacks that patch what everyone shares (classes, builtins,
 # the exception) run last, each after the others it would disturb.
-PYODIDE_ORDER = ["frame", "traceback", "gc", "settrace", "hand-built code", "exception", "classes",
-                 "builtins"]
+PYODIDE_ORDER = ["frame", "traceback", "gc", "settrace", "hand-built code", "gc.garbage", "exception",
+                 "classes", "builtins"]
 PYODIDE_PLAY = '''
 import json
 from engine.bots.host import BotHost
