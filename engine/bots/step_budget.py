@@ -44,13 +44,34 @@ live in ``globals()``, where a bot could rebind it; a constant involves no globa
 and works alike in module, class, function and comprehension scopes. Calling a constant (the
 counter's ``__next__``) also costs half what a method call does. The count lives in an
 ``itertools.count``, a C object that can only move forward: a bot can make its count larger,
-never smaller. The turn's threshold is an attribute of a small gate object, which a bot could
-reach through ``move.__code__.co_consts`` and raise; ``run`` compares it with the value it
-set and counts a changed threshold as over budget, and the verdict always comes from the
-counter, so tampering cannot win a move. Code a bot makes from text at run time counts
-when its builtins' ``exec``, ``eval`` and ``compile`` are ``counting_builtins(budget)``.
-Residual risk, stated: a hand-built ``types.CodeType`` (or a function's ``__code__`` swapped
-for one) is not counted; the wall-clock limit still bounds it.
+never smaller.
+
+What holds against a bot that attacks its budget (issue 17; docs/threat-model.md):
+
+- The verdict (the limit and the turn's start) lives only in the cells of closures that
+  ``_turns`` makes with the budget, before any of the bot's code runs, from values captured
+  then: patching builtins, ``StepBudget``, ``BudgetExceeded`` or this module afterwards
+  changes nothing in it (``BudgetExceeded`` is even made without asking its class). The
+  engine's runners keep those closures when they are made, and the bot host makes one budget
+  per bot, at load.
+- The bot reaches what its code's constants hold: STEP (the counter, forward only), the gate
+  (``GATE.threshold``, a ``SimpleNamespace``: a type no bot can patch) and STOP (a closure
+  of its own). A changed threshold is tampering: the verdict compares it with its own value
+  (``int.__eq__``, which a bot's object cannot answer for) and the turn is over budget, "the
+  bot changed its step budget". The count decides the rest, whatever the bot raised.
+- What would reach the verdict's cells is refused in the bot's process by
+  ``engine.bots.budget_guard``, an audit hook the bot host adds at load: frames (whose
+  ``f_locals`` write through to cells in Python 3.13+), ``gc``'s object walks, tracing,
+  hand-built code, ``ctypes``, a process's memory. ``run``'s own frame has no free variable
+  and leaves no cycle, for a frame the collector kept (``DEBUG_SAVEALL``) is not refused.
+
+What does not hold, stated: a bot owns its process, so it can rewrite the host's own code
+paths around the verdict (``FunctionRunner.turn``, the reply it sends: Python has no audit
+event for setting a class or module attribute) or write its own replies to the controller;
+and code it compiles with the real ``compile`` (``import builtins``) or imports from a file
+it wrote runs uncounted. Such a bot is bounded by the wall-clock limit, as a bot without a
+budget is. Code a bot makes from text through its own builtins' ``exec``, ``eval`` and
+``compile`` (``counting_builtins(budget)``) counts.
 
 Cost (``scripts/bench_budget [--pyodide]``): the greedy examples take x2.1 (Atomas) and
 x1.4 (Flit) their plain time in CPython 3.11, about x2.4-3.4 and x1.9-2.5 in Pyodide 3.14.
@@ -129,13 +150,13 @@ def _turns(limit: int, counter: Any, gate: SimpleNamespace, *, _int: type = int,
            _vars: Any = vars) -> dict[str, Callable[..., Any]]:
     """The budget's verdict, kept where the bot's code cannot reach it.
 
-    The turn's start and the limit live in these closures' cells and frames only. What they
-    call is captured as keyword defaults when the budget is made, before any of the bot's
-    code runs (setting ``__kwdefaults__`` is refused under the guard), so patching builtins
-    or classes afterwards changes nothing here. Under ``engine.bots.budget_guard`` the bot
-    reaches neither frames nor the objects of the process (``gc``); it does reach ``counter``
-    (which only moves forward) and ``gate`` (through its code's constants): a changed
-    ``gate`` is tampering, and the verdict comes from ``counter``.
+    The turn's start and the limit live in these closures' cells only. What they call is
+    bound into their cells (or ``run``'s defaults) when the budget is made, before any of
+    the bot's code runs, so patching builtins, classes or this module afterwards changes
+    nothing here. Under ``engine.bots.budget_guard`` the bot reaches neither frames nor the
+    objects of the process (``gc``), so neither these closures nor their cells; it does
+    reach ``counter`` (which only moves forward) and ``gate`` (through its code's
+    constants): a changed ``gate`` is tampering, and the verdict comes from ``counter``.
     """
     start = 0
     threshold_of = _vars(gate).get
