@@ -69,9 +69,11 @@ What does not hold, stated: a bot owns its process, so it can rewrite the host's
 paths around the verdict (``FunctionRunner.turn``, the reply it sends: Python has no audit
 event for setting a class or module attribute) or write its own replies to the controller;
 and code it compiles with the real ``compile`` (``import builtins``) or imports from a file
-it wrote runs uncounted. Such a bot is bounded by the wall-clock limit, as a bot without a
-budget is. Code a bot makes from text through its own builtins' ``exec``, ``eval`` and
-``compile`` (``counting_builtins(budget)``) counts.
+it wrote runs uncounted; natively, a thread it starts can think between its turns (counted,
+but charged to no turn: CPython 3.11 has no audit event for starting a thread). Such a bot
+is bounded by the wall-clock limit, as a bot without a budget is. Code a bot makes from
+text through its own builtins' ``exec``, ``eval`` and ``compile``
+(``counting_builtins(budget)``) counts.
 
 Cost (``scripts/bench_budget [--pyodide]``): the greedy examples take x2.1 (Atomas) and
 x1.4 (Flit) their plain time in CPython 3.11, about x2.4-3.4 and x1.9-2.5 in Pyodide 3.14.
