@@ -25,6 +25,7 @@ from collections.abc import Callable
 from types import CodeType, ModuleType
 from typing import Any
 
+from engine.bots import budget_seal
 from engine.bots.answer import BotAnswer
 from engine.bots.bot_random import importer, seeded_random
 from engine.bots.code import BOT_FILENAME, BotCode, describe_exception
@@ -376,6 +377,7 @@ class StreamScriptRunner:
         self.err = Capture()
         self.lines: deque[str] = deque()
         self.pending: int | None = None  # id of the turn waiting for an answer
+        self.nonce: object = None  # that turn's nonce, for the budget's sealed verdict
         self.asked = False  # the script has read this turn's "M"
         self.ended = False
         self.end_id: int | None = None  # id of the controller's "end" request
@@ -394,9 +396,17 @@ class StreamScriptRunner:
             self.budget_idle(IDLE_THRESHOLD)
         reply = BotAnswer(answer, error, line, self.out.take(), self.err.take(), over_budget).to_json()
         reply["id"] = self.pending
-        self.pending = None
+        self._seal(reply, self.nonce)
+        self.pending = self.nonce = None
         self.asked = False
         self.send(reply)
+
+    def _seal(self, reply: dict, nonce: object) -> None:
+        """The budget's sealed verdict for ``nonce`` (engine.bots.budget_seal), if it has a key."""
+        if self.budget is not None:
+            sealed = budget_seal.seal(self.budget.counter, nonce)
+            if sealed is not None:
+                reply["seal"] = sealed
 
     def _on_line(self, line: str) -> bool:
         if self.pending is not None and self.asked:
@@ -414,6 +424,7 @@ class StreamScriptRunner:
             return False
         if message.get("op") == "turn":
             self.pending = message["id"]
+            self.nonce = message.get("nonce")
             self.asked = False
             self.lines.extend(self.wire.message_lines(message["message"]))
         return True
@@ -431,13 +442,19 @@ class StreamScriptRunner:
             self.asked = True
             if self.budget is not None:
                 self.budget_start()
+                budget_seal.turn_started(self.budget.counter)
         return line
 
-    def run(self, start_id: int, message: dict, seed: int | None = None) -> None:
+    def run(self, start_id: int, message: dict, seed: int | None = None, nonce: object = None) -> None:
         """Serve one game: from the start message until the controller says ``end``;
-        the script's ``random`` is seeded with ``seed``."""
+        the script's ``random`` is seeded with ``seed``; ``nonce``: the start's, sealed from
+        here (none of the script's code has run in this game)."""
         self.lines.extend(self.wire.message_lines(message))
-        self.send({"id": start_id, "ok": True})
+        started: dict = {"id": start_id, "ok": True}
+        if self.budget is not None:
+            budget_seal.turn_started(self.budget.counter)
+            self._seal(started, nonce)
+        self.send(started)
         import_ = importer({"random": lambda: seeded_random(seed)})
         namespace, stdin = _script_namespace(self._readline, {"__import__": import_, **self.counting,
                                                               **self.bot.builtins})

@@ -291,3 +291,88 @@ def test_the_attacks_are_refused_in_pyodide_too() -> None:
             if kind == REFUSED:  # the shared exception class was spoiled before the others
                 assert message in reply["error"], (name, reply)
         assert turns[ATTACKED_MOVES]["answer"] and not turns[ATTACKED_MOVES]["error"], (name, turns)
+
+
+# -- The bot rewrites its host or writes its own replies: no verdict, detected (issue 17) ----
+# The host's verdicts are sealed with a key the controller gave it (engine.bots.budget_seal);
+# a reply with an answer and no valid seal is faulted, and steps never sealed are charged to
+# the next move that is.
+
+# The host patched through sys.modules: turns answered by calling move() itself, no verdict.
+HOST_PATCHED = '''
+    # natively the host runs as __main__ (python -m engine.bots.host); in the page, imported
+    host_class = (sys.modules.get("engine.bots.host") or sys.modules["__main__"]).BotHost
+    if attacks[0] == 1:
+        def handle(self, request, real=host_class.handle):
+            if request.get("op") != "turn":
+                return real(self, request)
+            view = self.runner.client.view(request["message"])
+            answer = self.runner.wire.answer_text(self.runner.move(view))
+            return {"id": request.get("id"), "answer": answer, "error": None, "line": None,
+                    "stdout": "", "stderr": ""}
+        host_class.handle = handle
+        for constant in move.__code__.co_consts:  # its code no longer stops itself
+            if hasattr(constant, "threshold"):
+                constant.threshold = 10 ** 18
+'''
+
+# The same, with a genuine seal asked for the request's nonce: it states the true count.
+HOST_PATCHED_SEALED = HOST_PATCHED.replace(
+    '''"stdout": "", "stderr": ""}''',
+    '''"stdout": "", "stderr": "",
+                    "seal": sys.modules["engine.bots.budget_seal"].seal(
+                        self.runner.budget.counter, request.get("nonce"))}''')
+
+# Its own reply line on the host's reply pipe (fd 1), with the request's id (load 1, start 2,
+# then one a move): an answer at once, the thinking after.
+OWN_REPLY = '''
+    import json, os
+    os.write(1, (json.dumps({"id": 2 + attacks[0], "answer": "0 0 0 0", "error": None, "line": None,
+                             "stdout": "", "stderr": ""}) + "\\n").encode())
+'''
+
+TAMPERED = "the bot tampered with its step budget (its reply carries no valid verdict)"
+SINCE_VERDICT = "steps since the bot's last verdict, over its budget of 20,000"
+
+
+def _faults(turns: list[dict]) -> list[str | None]:
+    return [turn["faults"][0] and turn["faults"][0]["message"] for turn in turns]
+
+
+@pytest.mark.parametrize("attack, after", [(HOST_PATCHED, TAMPERED), (HOST_PATCHED_SEALED, SINCE_VERDICT)],
+                         ids=["no seal", "a true seal"])
+def test_a_bot_that_rewrites_its_host_is_faulted(attack: str, after: str, tmp_path: Path) -> None:
+    """Its first attacked move is judged by the real host (its gate changed); from then on
+    its host answers without the verdict: every answer is faulted, none played."""
+    summary, record = _match(tmp_path, _bot(attack))
+    turns = _attacker_turns(record)
+    faults = _faults(turns)
+    assert "the bot changed its step budget" in faults[0], faults[0]
+    for turn, fault in zip(turns[1:ATTACKED_MOVES], faults[1:ATTACKED_MOVES]):
+        assert turn["move"] is None and fault and after in fault, turn
+    if after == TAMPERED:  # no move of its rewritten host is ever played (frozen after 5 faults)
+        assert all(turn["move"] is None and fault in (TAMPERED, "frozen: not asked")
+                   for turn, fault in zip(turns[1:], faults[1:])), set(faults)
+    assert record["result"] is not None and len(turns) > ATTACKED_MOVES
+
+
+def test_a_bot_that_writes_its_own_reply_is_faulted(tmp_path: Path) -> None:
+    """Its own reply comes first and is faulted; the host's real replies (over budget) come
+    late and are dropped, so their steps are charged to the next move; then it plays."""
+    summary, record = _match(tmp_path, _bot(OWN_REPLY))
+    turns = _attacker_turns(record)
+    faults = _faults(turns)
+    for turn, fault in zip(turns[:ATTACKED_MOVES], faults[:ATTACKED_MOVES]):
+        assert turn["move"] is None and fault == TAMPERED, turn
+    assert SINCE_VERDICT in faults[ATTACKED_MOVES], faults[ATTACKED_MOVES]  # 360,000+ steps charged
+    assert any(turn["move"] and fault is None for turn, fault in zip(turns, faults)), faults
+    assert record["result"] is not None
+
+
+def test_an_honest_bot_under_a_budget_plays_hosted_with_no_fault(tmp_path: Path) -> None:
+    """Every reply carries a valid seal: no fault, and the same game as without the seals'
+    check (the in-process run of the same code, which has none)."""
+    source = (ROOT / "engine" / "examples" / "flit" / "greedy.py").read_text()
+    summary, record = _match(tmp_path, source)
+    assert summary["games"][0]["faults"] == [0, 0]
+    assert all(turn["faults"][0] is None for turn in _attacker_turns(record))
