@@ -348,11 +348,11 @@ def test_a_bot_that_rewrites_its_host_is_faulted(attack: str, after: str, tmp_pa
     turns = _attacker_turns(record)
     faults = _faults(turns)
     assert "the bot changed its step budget" in faults[0], faults[0]
-    for turn, fault in zip(turns[1:ATTACKED_MOVES], faults[1:ATTACKED_MOVES]):
+    for turn, fault in zip(turns[1:ATTACKED_MOVES], faults[1:ATTACKED_MOVES], strict=True):
         assert turn["move"] is None and fault and after in fault, turn
     if after == TAMPERED:  # no move of its rewritten host is ever played (frozen after 5 faults)
         assert all(turn["move"] is None and fault in (TAMPERED, "frozen: not asked")
-                   for turn, fault in zip(turns[1:], faults[1:])), set(faults)
+                   for turn, fault in zip(turns[1:], faults[1:], strict=True)), set(faults)
     assert record["result"] is not None and len(turns) > ATTACKED_MOVES
 
 
@@ -362,10 +362,10 @@ def test_a_bot_that_writes_its_own_reply_is_faulted(tmp_path: Path) -> None:
     summary, record = _match(tmp_path, _bot(OWN_REPLY))
     turns = _attacker_turns(record)
     faults = _faults(turns)
-    for turn, fault in zip(turns[:ATTACKED_MOVES], faults[:ATTACKED_MOVES]):
+    for turn, fault in zip(turns[:ATTACKED_MOVES], faults[:ATTACKED_MOVES], strict=True):
         assert turn["move"] is None and fault == TAMPERED, turn
     assert SINCE_VERDICT in faults[ATTACKED_MOVES], faults[ATTACKED_MOVES]  # 360,000+ steps charged
-    assert any(turn["move"] and fault is None for turn, fault in zip(turns, faults)), faults
+    assert any(turn["move"] and fault is None for turn, fault in zip(turns, faults, strict=True)), faults
     assert record["result"] is not None
 
 

@@ -19,7 +19,7 @@ const LOAD_LIMIT_MS = 20_000; // reloading a bot's code into a spare
 const MAX_REPLY_CHARS = 1 << 20; // a longer reply is the bot's fault, never read
 const MAX_MESSAGES_PER_REQUEST = 64; // a bot Worker that posts more is flooding: stopped
 const WAIT_SLICE_MS = 20; // sync mode: how often a blocked controller looks at the stop flag
-const REPLY_FIELDS = ["answer", "error", "line", "stdout", "stderr", "over_budget"];
+const REPLY_FIELDS = ["answer", "error", "line", "stdout", "stderr", "over_budget", "seal"];
 const isolated = self.crossOriginIsolated === true;
 
 let indexURL = null;
