@@ -376,3 +376,59 @@ def test_an_honest_bot_under_a_budget_plays_hosted_with_no_fault(tmp_path: Path)
     summary, record = _match(tmp_path, source)
     assert summary["games"][0]["faults"] == [0, 0]
     assert all(turn["faults"][0] is None for turn in _attacker_turns(record))
+
+
+# In Pyodide, as the page plays: the host of the page's bot Worker with its guard, a key at
+# load and a nonce per request, each reply judged as web/main.py judges it (_answer_from).
+PYODIDE_SEALED = '''
+import json
+from engine.bots.budget_seal import SealCheck
+from engine.bots.host import BotHost
+from engine.bots.reply import answer_from_reply
+from engine.registry import get_game
+spec = get_game("flit")
+out = {}
+for name, source in json.loads(CASES):
+    seals = SealCheck(BUDGET)
+    host = BotHost(lambda: None, lambda reply: None, guard=True)
+    host.handle({"op": "load", "id": 1, "game": "flit", "code": source, "budget": BUDGET,
+                 "key": seals.key})
+    state = spec.new_game(spec.settings(), 1, None)
+
+    def ask(request):
+        request["nonce"] = seals.new_nonce()
+        reply = json.loads(json.dumps(host.handle(request)))
+        answer = seals.judge(answer_from_reply(reply), reply.get("seal"))
+        return {"answer": answer.answer, "error": answer.error}
+
+    start = ask({"op": "start", "id": 2, "message": spec.wire.start_message(state, 0), "seed": 3})
+    turns = [ask({"op": "turn", "id": 3 + n, "message": spec.wire.observation(state, 0, [])})
+             for n in range(ATTACKED_MOVES + 2)]
+    out[name] = {"start": start, "turns": turns}
+json.dumps(out)
+'''
+
+
+def test_a_bot_that_rewrites_its_host_is_faulted_in_pyodide_too() -> None:
+    """An honest bot's replies all carry a valid seal; a bot that patches the page's host
+    (engine.bots.host, through sys.modules) answers without one: faulted, every move."""
+    import shutil
+
+    node = shutil.which("node")
+    assert node, "Node is needed to run Pyodide (the README's set-up installs it)"
+    assert (ROOT / "node_modules" / "pyodide").is_dir(), "run `npm ci` first (scripts/test does)"
+    honest = (ROOT / "engine" / "examples" / "flit" / "greedy.py").read_text()
+    cases = json.dumps([["honest", honest], ["host patched", _bot(HOST_PATCHED)]])  # the patch last
+    code = (f"CASES = {cases!r}\nBUDGET = {BUDGET}\nATTACKED_MOVES = {ATTACKED_MOVES}\n"
+            + PYODIDE_SEALED)
+    done = subprocess.run([node, str(ROOT / "tests" / "pyodide_python.mjs")], input=code,
+                          capture_output=True, text=True, cwd=ROOT, timeout=600)
+    assert done.returncode == 0, done.stderr[done.stderr.rfind("PythonError"):][:3000]
+    out = json.loads(done.stdout)
+    assert out["honest"]["start"]["error"] is None, out["honest"]
+    assert all(turn["answer"] and turn["error"] is None for turn in out["honest"]["turns"]), out["honest"]
+    patched = out["host patched"]
+    assert patched["start"]["error"] is None, patched
+    assert "the bot changed its step budget" in patched["turns"][0]["error"], patched
+    for turn in patched["turns"][1:]:
+        assert turn["answer"] is None and turn["error"] == TAMPERED, patched
