@@ -432,3 +432,33 @@ def test_a_bot_that_rewrites_its_host_is_faulted_in_pyodide_too() -> None:
     assert "the bot changed its step budget" in patched["turns"][0]["error"], patched
     for turn in patched["turns"][1:]:
         assert turn["answer"] is None and turn["error"] == TAMPERED, patched
+
+
+def test_a_forged_or_borrowed_seal_is_refused() -> None:
+    """What a bot that rewrote its host could send instead of its seal: none, another move's,
+    one made with another key, one whose count was lowered; and one that is true but over
+    the budget since the last seal accepted (the steps between verdicts are charged)."""
+    from engine.bots.answer import BotAnswer
+    from engine.bots.budget_seal import SealCheck, _tag
+
+    check = SealCheck(100)
+
+    def seal(nonce: str, begun: str, to: int, key: str | None = None) -> str:
+        return f"{begun}:{to}:{_tag(bytes.fromhex(key or check.key), nonce, begun, to)}"
+
+    def judge(make_seal) -> str | None:
+        nonce = check.new_nonce()
+        return check.judge(BotAnswer(answer="0 0 0 0"), make_seal(nonce)).error
+
+    assert judge(lambda n: seal(n, "-", 50)) is None
+    assert check.nonce is None  # a nonce is judged once: sent with one request only
+    assert judge(lambda n: None) == TAMPERED
+    assert judge(lambda n: seal("another move's nonce", "-", 60)) == TAMPERED
+    assert judge(lambda n: seal(n, "-", 60, key="00" * 32)) == TAMPERED
+    assert judge(lambda n: seal(n, "-", 120).replace(":120:", ":60:")) == TAMPERED
+    assert judge(lambda n: seal(n, "-", 120) + "0") == TAMPERED
+    assert judge(lambda n: seal(n, "-", 151)) == ("the move took 101 steps since the bot's last "
+                                                 "verdict, over its budget of 100")
+    assert judge(lambda n: seal(n, "300", 350)) is None  # a script's turn began at 300
+    # a fault needs no seal (its true seal is counted from)
+    assert check.judge(BotAnswer(error="boom"), None).error == "boom"
