@@ -53,7 +53,8 @@ What holds against a bot that attacks its budget (issue 17; docs/threat-model.md
   then: patching builtins, ``StepBudget``, ``BudgetExceeded`` or this module afterwards
   changes nothing in it (``BudgetExceeded`` is even made without asking its class). The
   engine's runners keep those closures when they are made, and the bot host makes one budget
-  per bot, at load.
+  per bot, at load. (A bot that reaches the host's objects reaches these closures too, and
+  ``__closure__`` raises no audit event: their cells are its to write. Hence the seal below.)
 - The bot reaches what its code's constants hold: STEP (the counter, forward only), the gate
   (``GATE.threshold``, a ``SimpleNamespace``: a type no bot can patch) and STOP (a closure
   of its own). A changed threshold is tampering: the verdict compares it with its own value
@@ -65,15 +66,23 @@ What holds against a bot that attacks its budget (issue 17; docs/threat-model.md
   hand-built code, ``ctypes``, a process's memory. ``run``'s own frame has no free variable
   and leaves no cycle, for a frame the collector kept (``DEBUG_SAVEALL``) is not refused.
 
-What does not hold, stated: a bot owns its process, so it can rewrite the host's own code
-paths around the verdict (``FunctionRunner.turn``, the reply it sends: Python has no audit
-event for setting a class or module attribute) or write its own replies to the controller;
-and code it compiles with the real ``compile`` (``import builtins``) or imports from a file
-it wrote runs uncounted; natively, a thread it starts can think between its turns (counted,
-but charged to no turn: CPython 3.11 has no audit event for starting a thread). Such a bot
-is bounded by the wall-clock limit, as a bot without a budget is. Code a bot makes from
-text through its own builtins' ``exec``, ``eval`` and ``compile``
-(``counting_builtins(budget)``) counts.
+What does not hold in one interpreter, and how it is caught instead: a bot owns its process,
+so it can rewrite the host's own code paths around the verdict (``FunctionRunner.turn``,
+``BotHost.handle``, reached through ``sys.modules``: Python has no audit event for setting
+a class or module attribute), write to the cells of the closures it reaches that way, or
+write its own replies to the controller (``os.write`` on the reply pipe; in the page, the
+reply function it finds). So the host's word is not trusted: each reply carries a verdict
+sealed with a key the controller gave at load, kept only in an audit hook, over the
+request's nonce and the count (``engine.bots.budget_seal``); the controller charges every
+step since the last seal it accepted and faults an answer with no valid seal ("the bot
+tampered with its step budget"). What remains: such a bot can seal early and think on,
+shifting that work to its next move (never more than limit × moves over a game, but its
+last move's extra work is never charged); code it compiles with the real ``compile``
+(``import builtins``) or imports from a file it wrote runs uncounted, as does work in C
+functions: bounded by the wall-clock limit only, as a bot without a budget is. Code a bot
+makes from text through its own builtins' ``exec``, ``eval`` and ``compile``
+(``counting_builtins(budget)``) counts; a thread's steps are counted and, for a function
+bot, charged to its next sealed move.
 
 Cost (``scripts/bench_budget [--pyodide]``): the greedy examples take x2.1 (Atomas) and
 x1.4 (Flit) their plain time in CPython 3.11, about x2.4-3.4 and x1.9-2.5 in Pyodide 3.14.
