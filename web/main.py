@@ -206,7 +206,8 @@ class Controller:
         if self.budget is not None:
             self.seals[slot] = SealCheck(self.budget)
             load["budget"] = self.budget
-            load["key"] = self.seals[slot].key  # kept by the bot's host in its sealing hook only
+            # first: in shared memory the later (shorter) requests write over it
+            load = {"key": self.seals[slot].key, **load}
         answer, _, silent = await self._call(run, slot, load, LOAD_LIMIT_MS)
         return BotAnswer(error="the bot did not finish loading in time") if silent else answer
 
@@ -470,7 +471,7 @@ class PageTournament:
             if self.budget is not None:
                 seals = self.seals[group, step.bot] = SealCheck(self.budget)
                 request["budget"] = self.budget
-                request["key"] = seals.key  # kept by the bot's host in its sealing hook only
+                request = {"key": seals.key, **request}  # first: see Controller._load
             answer, _, silent = await self._ask(group, step.bot, request, LOAD_LIMIT_MS)
             return BotAnswer(error="the bot did not finish loading in time") if silent else answer
         request = {"op": step.op, "message": step.message}
