@@ -72,8 +72,11 @@ def install(key: object, counter: Any, stream: bool) -> bool:
         keyed = hashlib.blake2b(key=bytes.fromhex(key), digest_size=32)
     except ValueError:
         return False
-    copy, read = keyed.copy, counter.__repr__  # the C types' own methods, bound now
-    text, number, listing, length, append, encode = str, int, list, len, list.append, str.encode
+    # Everything the hook uses is bound now, so it calls no code a bot could replace later
+    # (a patched builtin or global of this module): only the C types' own methods.
+    copy, read = keyed.copy, counter.__repr__
+    text, number, listing, length, append, encode, kind = str, int, list, len, list.append, str.encode, type
+    seal_event, turn_event, max_nonce, max_sealed = SEAL_EVENT, TURN_EVENT, MAX_NONCE, MAX_SEALED
     sealed: set[str] = set()
     start: list[int | None] = [None]
 
@@ -81,12 +84,12 @@ def install(key: object, counter: Any, stream: bool) -> bool:
         return number(read()[6:-1])  # "count(N)"
 
     def hook(event: str, args: tuple) -> None:
-        if event == SEAL_EVENT:
+        if event == seal_event:
             if length(args) != 3 or args[0] is not counter:
                 return
             nonce, box = args[1], args[2]
-            if (type(nonce) is not text or not 0 < length(nonce) <= MAX_NONCE
-                    or type(box) is not listing or nonce in sealed or length(sealed) >= MAX_SEALED):
+            if (kind(nonce) is not text or not 0 < length(nonce) <= max_nonce
+                    or kind(box) is not listing or nonce in sealed or length(sealed) >= max_sealed):
                 return
             sealed.add(nonce)
             to = count()
@@ -94,7 +97,7 @@ def install(key: object, counter: Any, stream: bool) -> bool:
             mac = copy()
             mac.update(encode(f"{nonce}:{begun}:{to}"))
             append(box, f"{begun}:{to}:{mac.hexdigest()}")
-        elif event == TURN_EVENT and stream and length(args) == 1 and args[0] is counter:
+        elif event == turn_event and stream and length(args) == 1 and args[0] is counter:
             start[0] = count()
 
     sys.addaudithook(hook)
