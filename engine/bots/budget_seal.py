@@ -14,7 +14,8 @@ word that a move kept its budget proves nothing. What the controller trusts inst
 - Every ``start`` and ``turn`` request carries a fresh random ``nonce``. The host asks the
   hook to seal it (``seal``, an audit event anyone may raise: a seal states only the truth):
   the hook reads the budget's counter (an ``itertools.count``, which only moves forward) and
-  returns ``FROM:TO:TAG``, TAG = keyed BLAKE2b of ``NONCE:FROM:TO``. TO is the count now;
+  returns ``HOOK:FROM:TO:TAG``, TAG = keyed BLAKE2b of ``NONCE:HOOK:FROM:TO``. HOOK names
+  the hook (random, made at install: a new one is a new counter); TO is the count now;
   FROM is ``-``, except for a long-running script, whose turn starts when it reads ``M``
   (the count then, which the script decides anyway: it could think before reading ``M``).
   A nonce is sealed once; nonces come only with requests, so no seal is made in advance.
@@ -52,8 +53,8 @@ _COUNT_TYPE = type(itertools.count())
 TAMPERED = "the bot tampered with its step budget (its reply carries no valid verdict)"
 
 
-def _tag(key: bytes, nonce: str, start: str, to: int) -> str:
-    return hashlib.blake2b(f"{nonce}:{start}:{to}".encode(), key=key, digest_size=32).hexdigest()
+def _tag(key: bytes, nonce: str, hook: str, start: str, to: int) -> str:
+    return hashlib.blake2b(f"{nonce}:{hook}:{start}:{to}".encode(), key=key, digest_size=32).hexdigest()
 
 
 # -- in the bot host ------------------------------------------------------------------------
@@ -79,6 +80,7 @@ def install(key: object, counter: Any, stream: bool) -> bool:
     seal_event, turn_event, max_nonce, max_sealed = SEAL_EVENT, TURN_EVENT, MAX_NONCE, MAX_SEALED
     sealed: set[str] = set()
     start: list[int | None] = [None]
+    name = secrets.token_hex(8)  # this hook's, and so its counter's
 
     def count() -> int:
         return number(read()[6:-1])  # "count(N)"
@@ -95,8 +97,8 @@ def install(key: object, counter: Any, stream: bool) -> bool:
             to = count()
             begun = "-" if start[0] is None else f"{start[0]}"
             mac = copy()
-            mac.update(encode(f"{nonce}:{begun}:{to}"))
-            append(box, f"{begun}:{to}:{mac.hexdigest()}")
+            mac.update(encode(f"{nonce}:{name}:{begun}:{to}"))
+            append(box, f"{name}:{begun}:{to}:{mac.hexdigest()}")
         elif event == turn_event and stream and length(args) == 1 and args[0] is counter:
             start[0] = count()
 
@@ -125,13 +127,14 @@ class SealCheck:
         self.limit = limit
         self.key = ""
         self.last = 0  # the count of the last seal accepted
+        self.hook = ""  # the hook that made it
         self.nonce: str | None = None
         self.new_key()
 
     def new_key(self) -> str:
         """A key for a fresh bot host (a new process or load: its counter starts at 0)."""
         self.key = secrets.token_hex(KEY_HEX // 2)
-        self.last = 0
+        self.last, self.hook = 0, ""
         self.nonce = None
         return self.key
 
@@ -159,22 +162,22 @@ class SealCheck:
         if nonce is None or type(sealed) is not str or len(sealed) > MAX_SEAL:
             return None
         parts = sealed.split(":")
-        if len(parts) != 3:
+        if len(parts) != 4:
             return None
-        begun, to, tag = parts
-        if not (to.isdigit() and to.isascii() and len(to) <= 30 and (begun == "-" or (
+        hook, begun, to, tag = parts
+        if not (to.isdigit() and to.isascii() and len(to) <= 30 and len(hook) <= 32 and (begun == "-" or (
                 begun.isdigit() and begun.isascii() and len(begun) <= 30))):
             return None
-        expected = _tag(bytes.fromhex(self.key), nonce, begun, int(to))
+        expected = _tag(bytes.fromhex(self.key), nonce, hook, begun, int(to))
         if not tag.isascii() or not hmac.compare_digest(expected, tag):
             return None
-        # A count below the last one is another counter: a fresh Worker the page gave the same
-        # load (key and all) after stopping the bot's (its count only moves forward).
-        last = self.last if int(to) >= self.last else 0
+        # Another hook is another counter, from 0: a fresh Worker the page gave the same load
+        # (key and all) after stopping the bot's. Counted from 0, it is never charged less.
+        last = self.last if hook == self.hook else 0
         start = last if begun == "-" else max(last, int(begun))
-        if start > int(to):
+        if start > int(to):  # the same counter, lower: not a count it ever had after the last
             return None
-        self.last = int(to)
+        self.last, self.hook = int(to), hook
         return int(to) - start
 
     @staticmethod

@@ -443,8 +443,8 @@ def test_a_forged_or_borrowed_seal_is_refused() -> None:
 
     check = SealCheck(100)
 
-    def seal(nonce: str, begun: str, to: int, key: str | None = None) -> str:
-        return f"{begun}:{to}:{_tag(bytes.fromhex(key or check.key), nonce, begun, to)}"
+    def seal(nonce: str, begun: str, to: int, key: str | None = None, hook: str = "h1") -> str:
+        return f"{hook}:{begun}:{to}:{_tag(bytes.fromhex(key or check.key), nonce, hook, begun, to)}"
 
     def judge(make_seal) -> str | None:
         nonce = check.new_nonce()
@@ -460,5 +460,9 @@ def test_a_forged_or_borrowed_seal_is_refused() -> None:
     assert judge(lambda n: seal(n, "-", 151)) == ("the move took 101 steps since the bot's last "
                                                  "verdict, over its budget of 100")
     assert judge(lambda n: seal(n, "300", 350)) is None  # a script's turn began at 300
+    assert judge(lambda n: seal(n, "-", 340)) == TAMPERED  # its count does not go back
+    # another hook (a fresh Worker given the same load): its counter is charged from 0
+    assert "took 360 steps" in judge(lambda n: seal(n, "-", 360, hook="h2"))
+    assert judge(lambda n: seal(n, "-", 400, hook="h2")) is None
     # a fault needs no seal (its true seal is counted from)
     assert check.judge(BotAnswer(error="boom"), None).error == "boom"
