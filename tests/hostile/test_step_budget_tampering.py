@@ -6,6 +6,9 @@ moves it attacks its budget, then spends 120,000+ steps; after that it plays ran
 moves. What a user notices: each of those three moves is a fault with a clear message (the
 refused operation, or the budget's own verdict), none is played as if it were within the
 budget, and the game plays on to its end (issue 17, "A step budget out of the bot's reach").
+A bot that rewrites its host (through ``sys.modules``) or writes its own replies cannot be
+refused in its own process: its answers carry no valid seal (engine.bots.budget_seal) and
+are faulted as tampering, natively and in Pyodide as the page judges them.
 """
 
 from __future__ import annotations
