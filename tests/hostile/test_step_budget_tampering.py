@@ -372,10 +372,11 @@ def test_a_bot_that_writes_its_own_reply_is_faulted(tmp_path: Path) -> None:
     assert record["result"] is not None
 
 
-def test_an_honest_bot_under_a_budget_plays_hosted_with_no_fault(tmp_path: Path) -> None:
-    """Every reply carries a valid seal: no fault, and the same game as without the seals'
-    check (the in-process run of the same code, which has none)."""
-    source = (ROOT / "engine" / "examples" / "flit" / "greedy.py").read_text()
+@pytest.mark.parametrize("example", ["greedy", "script"])
+def test_an_honest_bot_under_a_budget_plays_hosted_with_no_fault(example: str, tmp_path: Path) -> None:
+    """Every reply carries a valid seal: no fault, for a function bot and for a long-running
+    script (Flit's script mode is a stream: its turns start when it reads M)."""
+    source = (ROOT / "engine" / "examples" / "flit" / f"{example}.py").read_text()
     summary, record = _match(tmp_path, source)
     assert summary["games"][0]["faults"] == [0, 0]
     assert all(turn["faults"][0] is None for turn in _attacker_turns(record))
