@@ -21,6 +21,7 @@ import arena_bridge  # registered by controller_worker.js
 
 from engine.bots import python2
 from engine.bots.answer import BotAnswer, cap_text
+from engine.bots.budget_seal import SealCheck
 from engine.bots.code import BotLoadError
 from engine.bots.python2 import PYTHON2, NotConverted, convert, python2_reason
 from engine.bots.python2_convert import conversion_from_reply, over_time_message
@@ -51,14 +52,18 @@ def _post(event: dict) -> None:
     arena_bridge.post(json.dumps(event))
 
 
-def _answer_from(checked: str) -> BotAnswer:
+def _answer_from(checked: str, seals: SealCheck | None = None) -> BotAnswer:
     """A reply's fields as the controller Worker wrote them (a flat JSON object of strings,
-    numbers and empty lists/objects it built itself from the checked reply)."""
+    numbers and empty lists/objects it built itself from the checked reply); under a step
+    budget (``seals``, which sent the request's nonce), judged by its sealed verdict."""
     try:
         data = json.loads(checked)
     except ValueError:  # cannot happen with the Worker's own text; a fault all the same
         data = None
-    return answer_from_reply(data)
+    answer = answer_from_reply(data)
+    if seals is not None:
+        answer = seals.judge(answer, data.get("seal") if isinstance(data, dict) else None)
+    return answer
 
 
 def code_too_big(code: str) -> str | None:
@@ -77,6 +82,7 @@ class Controller:
         self.turn_ms: list[list[float]] = []  # per bot: each turn's round trip, for the bench
         self.awaited_ms = 0.0  # time spent waiting for bots in the last run
         self.budget: int | None = None  # the run's steps per move (None: limited by time)
+        self.seals: dict[int, SealCheck] = {}  # per bot slot, under a budget (budget_seal)
 
     def stop(self, run: int) -> None:
         self.stopped.add(run)
@@ -84,6 +90,9 @@ class Controller:
     async def _call(self, run: int, slot: int, request: dict, wait_ms: int) -> tuple[BotAnswer, float, bool]:
         self.next_id += 1
         request["id"] = self.next_id
+        seals = self.seals.get(slot) if request["op"] in ("start", "turn") else None
+        if seals is not None:
+            request["nonce"] = seals.new_nonce()
         began = arena_bridge.now()
         result = arena_bridge.ask(slot, self.next_id, request["op"], json.dumps(request), wait_ms)
         if not isinstance(result, str):  # message modes: a Promise; shared memory: the reply
@@ -94,7 +103,7 @@ class Controller:
             raise RunStopped
         if state != "1":
             return BotAnswer(), float(elapsed), True
-        return _answer_from(checked), float(elapsed), False
+        return _answer_from(checked, seals), float(elapsed), False
 
     async def run(self, request_json: str) -> None:
         request = json.loads(request_json)
@@ -195,8 +204,12 @@ class Controller:
                 return BotAnswer(error=exc.message, line=exc.line)
         if spec.game_module is not None:  # an author's game: its bot-side code goes with the bot
             load["game_module"] = spec.game_module
+        self.seals.pop(slot, None)
         if self.budget is not None:
+            self.seals[slot] = SealCheck(self.budget)
             load["budget"] = self.budget
+            # first: in shared memory the later (shorter) requests write over it
+            load = {"key": self.seals[slot].key, **load}
         answer, _, silent = await self._call(run, slot, load, LOAD_LIMIT_MS)
         return BotAnswer(error="the bot did not finish loading in time") if silent else answer
 
@@ -382,6 +395,7 @@ class PageTournament:
         self.plan: dict = {}
         self.total = 0
         self.problems: dict[str, dict] = {}  # per entry, its first error or fault, for its author
+        self.seals: dict[tuple[int, int], SealCheck] = {}  # per (group, seat), under a budget
 
     async def play_all(self) -> None:
         from engine.tournament import run_tournament_async
@@ -457,8 +471,11 @@ class PageTournament:
                     request.update(await python2_load(source))
                 except BotLoadError as exc:
                     return BotAnswer(error=exc.message, line=exc.line)
+            self.seals.pop((group, step.bot), None)
             if self.budget is not None:
+                seals = self.seals[group, step.bot] = SealCheck(self.budget)
                 request["budget"] = self.budget
+                request = {"key": seals.key, **request}  # first: see Controller._load
             answer, _, silent = await self._ask(group, step.bot, request, LOAD_LIMIT_MS)
             return BotAnswer(error="the bot did not finish loading in time") if silent else answer
         request = {"op": step.op, "message": step.message}
@@ -470,6 +487,9 @@ class PageTournament:
     async def _ask(self, group: int, seat: int, request: dict, wait_ms: int) -> tuple[BotAnswer, float, bool]:
         self.owner.next_id += 1
         request["id"] = rid = self.owner.next_id
+        seals = self.seals.get((group, seat)) if request["op"] in ("start", "turn") else None
+        if seals is not None:
+            request["nonce"] = seals.new_nonce()
         text = json.dumps(request)
         result = await arena_bridge.tournamentAsk(group, seat, rid, request["op"], text, wait_ms)
         elapsed, state, checked = result.split(";", 2)
@@ -477,7 +497,7 @@ class PageTournament:
             raise RunStopped
         if state != "1":
             return BotAnswer(), float(elapsed), True
-        return _answer_from(checked), float(elapsed), False
+        return _answer_from(checked, seals), float(elapsed), False
 
     # -- what the page is sent
     def _keep_replay(self, index: int, document: dict) -> None:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import ast
 import traceback
-from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from types import CodeType
@@ -18,10 +17,10 @@ from typing import Any
 
 from engine.bots.python2_semantics import HELPERS, author_line, python2_tree
 
-BOT_FILENAME = "<bot>"
+BOT_FILENAME = "<bot>"  # _bot_frames spells it out
 FUNCTION = "function"
 SCRIPT = "script"
-TRACEBACK_FRAMES = 50  # of a bot's exception, the last ones are kept
+TRACEBACK_FRAMES = 50  # of a bot's exception, the last ones are kept (_bot_frames spells it out)
 
 
 class BotLoadError(Exception):
@@ -89,15 +88,44 @@ def load_code(source: str, python2_lines: Sequence[int] | None = None,
     return BotCode(FUNCTION if defines_move else SCRIPT, code, source, python2)
 
 
+def _bot_frames(tb: Any) -> list[tuple[int, str]]:
+    """(line, function name) of the bot's frames among a traceback's last ones.
+
+    Trusted by ``engine.bots.budget_guard`` to read ``tb_frame`` (refused to the bot's code
+    under a step budget): it gives out only numbers and names, never a frame, and calls
+    nothing a bot could replace (no builtin, no global): only syntax and the attributes of
+    tracebacks, frames and code objects.
+    """
+    last: list = []  # only the last frames: a recursion bomb's can be millions deep
+    kept = 0
+    while tb is not None:
+        last.append(tb)
+        kept += 1
+        if kept >= 2 * 50:
+            del last[:-50]
+            kept = 50
+        tb = tb.tb_next
+    found = []
+    for entry in last[-50:]:
+        code = entry.tb_frame.f_code
+        if code.co_filename == "<bot>":
+            found.append((entry.tb_lineno, code.co_name))
+    return found
+
+
 def describe_exception(exc: BaseException) -> tuple[str, int | None]:
     """The exception as the bot's author wants to see it, and its line in the bot."""
-    # Only the last frames: a recursion bomb's traceback can be millions deep.
-    last = deque(traceback.walk_tb(exc.__traceback__), maxlen=TRACEBACK_FRAMES)
-    frames = [f for f in traceback.StackSummary.extract(iter(last), lookup_lines=False)
-              if f.filename == BOT_FILENAME]
-    line = frames[-1].lineno if frames else None
-    head = "".join(traceback.format_exception_only(type(exc), exc)).strip()
+    frames = _bot_frames(exc.__traceback__)
+    line = frames[-1][0] if frames else None
+    # Only its own text: formatting walks the tracebacks of the exceptions it was raised
+    # from, whose frames a step budget's guard keeps from everyone but _bot_frames.
+    cause, context = exc.__cause__, exc.__context__
+    exc.__cause__ = exc.__context__ = None
+    try:
+        head = "".join(traceback.format_exception_only(type(exc), exc)).strip()
+    finally:
+        exc.__cause__, exc.__context__ = cause, context
     if not frames:
         return head, line
-    where = ", ".join(f"line {f.lineno} in {f.name}" for f in frames[-3:])
+    where = ", ".join(f"line {number} in {name}" for number, name in frames[-3:])
     return f"{head} ({where})", line

@@ -12,20 +12,25 @@ import json
 import sys
 from collections.abc import Callable
 
+from engine.bots import budget_guard, budget_seal
 from engine.bots.answer import cap_text
-from engine.bots.code import FUNCTION, BotLoadError, load_code
+from engine.bots.code import FUNCTION, BotLoadError, _bot_frames, load_code
 from engine.bots.reply import MAX_ERROR_CHARS
 from engine.bots.runners import FunctionRunner, OneShotScriptRunner, StreamScriptRunner
+from engine.bots.step_budget import _bind, _caller_scopes
 from engine.registry import get_game
 
 
 class BotHost:
     def __init__(self, receive: Callable[[], dict | None], send: Callable[[dict], None],
-                 can_block: bool = True) -> None:
+                 can_block: bool = True, guard: bool = False) -> None:
         """``receive`` blocks for the next request (None at EOF); ``send`` posts a reply.
 
         ``can_block`` is False where ``receive`` cannot be called from inside bot code
-        (a browser without JSPI): long-running script bots are refused then.
+        (a browser without JSPI): long-running script bots are refused then. ``guard``:
+        this process (or Worker) is the bot's own, so a bot loaded with a step budget gets
+        ``engine.bots.budget_guard`` first (for the rest of the process's life); off where
+        the host shares a process with other code (tests, the built-in examples).
         """
         self.receive = receive
         self.send = lambda reply: send(_capped(reply))
@@ -34,6 +39,7 @@ class BotHost:
         self.game = ""
         self.bot = None
         self.budget: int | None = None  # steps per turn (the load request's "budget")
+        self.guard = guard
 
     def serve(self) -> None:
         while (request := self.receive()) is not None:
@@ -52,23 +58,36 @@ class BotHost:
                     "line": None, "stdout": "", "stderr": ""}
         if op == "start":
             if isinstance(self.runner, StreamScriptRunner):
-                runner = StreamScriptRunner(self.game, self.bot, self.receive, self.send, self.budget)
-                runner.run(rid, request["message"], _seed(request))
+                runner = StreamScriptRunner(self.game, self.bot, self.receive, self.send, self.budget,
+                                            compiled=self.runner.compiled)
+                runner.run(rid, request["message"], _seed(request), request.get("nonce"))
                 return None
             result = self.runner.start(request["message"], _seed(request))
-            return {"id": rid, "ok": result.error is None, **result.to_json()}
+            return self._sealed(request, {"id": rid, "ok": result.error is None, **result.to_json()})
         if op == "turn":
             if isinstance(self.runner, StreamScriptRunner):
                 return {"id": rid, "answer": None, "error": "the game has not started",
                         "line": None, "stdout": "", "stderr": ""}
             if isinstance(self.runner, OneShotScriptRunner):
-                return {"id": rid, **self.runner.turn(request["message"], _seed(request)).to_json()}
-            return {"id": rid, **self.runner.turn(request["message"]).to_json()}
+                result = self.runner.turn(request["message"], _seed(request))
+            else:
+                result = self.runner.turn(request["message"])
+            return self._sealed(request, {"id": rid, **result.to_json()})
         if op == "end":
             if isinstance(self.runner, StreamScriptRunner):
                 return {"id": rid, "ok": True, "stdout": "", "stderr": ""}
             return {"id": rid, "ok": True, **self.runner.end().to_json()}
         return {"id": rid, "ok": False, "error": f"unknown request {op!r}"}
+
+    def _sealed(self, request: dict, reply: dict) -> dict:
+        """The reply with the budget's sealed verdict for the request's nonce (under a step
+        budget whose key came at load: engine.bots.budget_seal)."""
+        budget = getattr(self.runner, "budget", None)
+        if budget is not None:
+            sealed = budget_seal.seal(budget.counter, request.get("nonce"))
+            if sealed is not None:
+                reply["seal"] = sealed
+        return reply
 
     def _game_host(self):
         if getattr(self, "game_host", None) is None:
@@ -77,6 +96,8 @@ class BotHost:
         return self.game_host
 
     def _load(self, request: dict) -> dict:
+        # the budget's key: out of the request at once, kept only by budget_seal's hook
+        key = request.pop("key", None)
         self.game = request["game"]
         if request.get("game_module") is not None:
             error = _register_game(request["game_module"], self.game)
@@ -112,6 +133,13 @@ class BotHost:
             self.runner = StreamScriptRunner(self.game, self.bot, self.receive, self.send, budget)
         else:
             self.runner = OneShotScriptRunner(self.game, self.bot, get_game(self.game).script_mode, budget)
+        if budget is not None and key is not None:
+            budget_seal.install(key, self.runner.budget.counter, isinstance(self.runner, StreamScriptRunner))
+        del key
+        if budget is not None and self.guard:
+            # after the engine has made the budget and imported what it needs, before any of
+            # the bot's code runs (it runs from "start")
+            budget_guard.install((_bot_frames, _caller_scopes, _bind))
         return {"ok": True, "kind": self.bot.kind, "error": None, "line": None}
 
 
@@ -163,7 +191,7 @@ def main() -> None:
         channel_out.write(json.dumps(reply) + "\n")
         channel_out.flush()
 
-    BotHost(receive, send).serve()
+    BotHost(receive, send, guard=True).serve()
 
 
 if __name__ == "__main__":

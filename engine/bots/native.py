@@ -23,6 +23,7 @@ import time
 from pathlib import Path
 
 from engine.bots.answer import BotAnswer, cap_text
+from engine.bots.budget_seal import SealCheck
 from engine.bots.code import FUNCTION, BotLoadError, load_code
 from engine.bots.kept import KeptFolder, run_turn
 from engine.bots.pipes import (
@@ -109,6 +110,8 @@ class HostedBot:
         self.source = source
         self.language = language  # PYTHON2: converted here (cached), the host gets Python 3
         self.budget = budget  # steps per turn, counted in the host (None: not counted)
+        # the host's verdicts, sealed with a key of this controller's (engine.bots.budget_seal)
+        self.seals = SealCheck(budget) if budget is not None else None
         self.sandbox = sandbox if sandbox is not None else Unsandboxed()
         self.jail: Jail = self.sandbox.jail()
         self.process: subprocess.Popen | None = None
@@ -140,8 +143,9 @@ class HostedBot:
         game_module = get_game(self.game).game_module
         if game_module is not None:  # an author's game: its bot-side code runs here, with the bot
             request["game_module"] = game_module
-        if self.budget is not None:
+        if self.seals is not None:
             request["budget"] = self.budget
+            request["key"] = self.seals.new_key()  # a new process: a new key, a counter from 0
         reply, _, answered = self._call(request, START_WAIT_MS)
         if not answered:
             return BotAnswer(error="the bot host did not load the code in time")
@@ -157,6 +161,9 @@ class HostedBot:
         """
         self.next_id += 1
         request["id"] = self.next_id
+        sealed = self.seals is not None and request["op"] in ("start", "turn")
+        if sealed:
+            request["nonce"] = self.seals.new_nonce()
         began = time.perf_counter()
         deadline = began + wait_ms / 1000.0
         try:
@@ -188,6 +195,8 @@ class HostedBot:
             answer = answer_from_reply(data)
             if answer.error is None and request["op"] in ("load", "start") and data.get("ok") is not True:
                 answer.error = f"{MALFORMED}: no 'ok' in the reply to {request['op']}"
+            if sealed:  # an answer needs the host's sealed verdict, within the budget
+                answer = self.seals.judge(answer, data.get("seal") if isinstance(data, dict) else None)
             return answer, elapsed, True
 
     def load(self, game: str) -> BotAnswer:

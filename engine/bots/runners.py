@@ -25,6 +25,7 @@ from collections.abc import Callable
 from types import CodeType, ModuleType
 from typing import Any
 
+from engine.bots import budget_seal
 from engine.bots.answer import BotAnswer
 from engine.bots.bot_random import importer, seeded_random
 from engine.bots.code import BOT_FILENAME, BotCode, describe_exception
@@ -164,6 +165,8 @@ class FunctionRunner:
         self.wire = get_game(game).wire
         self.bot = bot
         self.code, self.budget, self.counting = _compiled(bot, budget)
+        # kept now, before the bot's code runs: a bot that patches StepBudget later changes nothing
+        self.budget_run = None if self.budget is None else self.budget.run
         self.out, self.err = Capture(), Capture()
         self.swap = _Swap(self.out, self.err)  # one for every turn
         self.move: Callable[[Any], Any] | None = None
@@ -181,7 +184,7 @@ class FunctionRunner:
                 if self.budget is None:
                     exec(self.code, module.__dict__)
                 else:
-                    self.budget.run(exec, self.code, module.__dict__)
+                    self.budget_run(exec, self.code, module.__dict__)
             move = module.__dict__.get("move")
             if not callable(move):
                 raise TypeError("move is not a function")
@@ -202,7 +205,7 @@ class FunctionRunner:
             return self._answer(error="the bot did not load")
         try:
             with self.swap:
-                value = self.move(view) if self.budget is None else self.budget.run(self.move, view)
+                value = self.move(view) if self.budget is None else self.budget_run(self.move, view)
             return self._answer(answer=self.wire.answer_text(value))
         except BudgetExceeded as exc:
             error, line = _budget_error(exc)
@@ -266,6 +269,7 @@ class OneShotScriptRunner:
         self.wire = get_game(game).wire
         self.bot = bot
         self.code, self.budget, self.counting = _compiled(bot, budget)
+        self.budget_run = None if self.budget is None else self.budget.run  # kept before the bot runs
         self.mode = mode
         self.workdir: str | None = None
         self.random = seeded_random(None)  # reseeded every run
@@ -319,7 +323,7 @@ class OneShotScriptRunner:
                 if self.budget is None:
                     exec(self.code, namespace)
                 else:
-                    self.budget.run(exec, self.code, namespace)
+                    self.budget_run(exec, self.code, namespace)
         except SystemExit:
             pass
         except BudgetExceeded as exc:
@@ -355,18 +359,25 @@ class StreamScriptRunner:
     """
 
     def __init__(self, game: str, bot: BotCode, receive: Callable[[], dict | None],
-                 send: Callable[[dict], None], budget: int | None = None) -> None:
+                 send: Callable[[dict], None], budget: int | None = None,
+                 compiled: tuple[CodeType, StepBudget | None, dict] | None = None) -> None:
+        """``compiled``: another runner's (``.compiled``) of the same bot, budget and all: the
+        host makes a runner per game, but the budget once, before any of the bot's code runs."""
         self.wire = get_game(game).wire
         self.bot = bot
-        self.code, self.budget, self.counting = _compiled(bot, budget)
-        if self.budget is not None:
-            self.budget.gate.threshold = IDLE_THRESHOLD
+        self.compiled = compiled or _compiled(bot, budget)
+        self.code, self.budget, self.counting = self.compiled
+        if self.budget is not None:  # kept before the bot runs (see FunctionRunner)
+            self.budget_verdict, self.budget_start, self.budget_idle = (
+                self.budget.verdict, self.budget.start_turn, self.budget.idle)
+            self.budget_idle(IDLE_THRESHOLD)
         self.receive = receive
         self.send = send
         self.out = Capture(self._on_line)
         self.err = Capture()
         self.lines: deque[str] = deque()
         self.pending: int | None = None  # id of the turn waiting for an answer
+        self.nonce: object = None  # that turn's nonce, for the budget's sealed verdict
         self.asked = False  # the script has read this turn's "M"
         self.ended = False
         self.end_id: int | None = None  # id of the controller's "end" request
@@ -379,15 +390,23 @@ class StreamScriptRunner:
             return
         budget = self.budget
         if budget is not None and self.asked:
-            if error is None and budget.over:  # it answered, but past its budget
-                over = BudgetExceeded(budget.limit, budget.steps_used, budget.tampered)
+            over = self.budget_verdict()
+            if error is None and over is not None:  # it answered, but past its budget
                 answer, error, over_budget = None, str(over), True
-            budget.gate.threshold = IDLE_THRESHOLD
+            self.budget_idle(IDLE_THRESHOLD)
         reply = BotAnswer(answer, error, line, self.out.take(), self.err.take(), over_budget).to_json()
         reply["id"] = self.pending
-        self.pending = None
+        self._seal(reply, self.nonce)
+        self.pending = self.nonce = None
         self.asked = False
         self.send(reply)
+
+    def _seal(self, reply: dict, nonce: object) -> None:
+        """The budget's sealed verdict for ``nonce`` (engine.bots.budget_seal), if it has a key."""
+        if self.budget is not None:
+            sealed = budget_seal.seal(self.budget.counter, nonce)
+            if sealed is not None:
+                reply["seal"] = sealed
 
     def _on_line(self, line: str) -> bool:
         if self.pending is not None and self.asked:
@@ -405,6 +424,7 @@ class StreamScriptRunner:
             return False
         if message.get("op") == "turn":
             self.pending = message["id"]
+            self.nonce = message.get("nonce")
             self.asked = False
             self.lines.extend(self.wire.message_lines(message["message"]))
         return True
@@ -421,14 +441,20 @@ class StreamScriptRunner:
         if line == "M":
             self.asked = True
             if self.budget is not None:
-                self.budget.start_turn()
+                self.budget_start()
+                budget_seal.turn_started(self.budget.counter)
         return line
 
-    def run(self, start_id: int, message: dict, seed: int | None = None) -> None:
+    def run(self, start_id: int, message: dict, seed: int | None = None, nonce: object = None) -> None:
         """Serve one game: from the start message until the controller says ``end``;
-        the script's ``random`` is seeded with ``seed``."""
+        the script's ``random`` is seeded with ``seed``; ``nonce``: the start's, sealed from
+        here (none of the script's code has run in this game)."""
         self.lines.extend(self.wire.message_lines(message))
-        self.send({"id": start_id, "ok": True})
+        started: dict = {"id": start_id, "ok": True}
+        if self.budget is not None:
+            budget_seal.turn_started(self.budget.counter)
+            self._seal(started, nonce)
+        self.send(started)
         import_ = importer({"random": lambda: seeded_random(seed)})
         namespace, stdin = _script_namespace(self._readline, {"__import__": import_, **self.counting,
                                                               **self.bot.builtins})

@@ -103,7 +103,7 @@ def _serve(next_request, send_reply, mode):
             raise RuntimeError("requests are pushed")
     def send(reply):
         send_reply(reply.get("id"), json.dumps(reply))
-    host = BotHost(receive, send, can_block=mode != "push")
+    host = BotHost(receive, send, can_block=mode != "push", guard=True)
     _deny_page_modules()
     if mode == "push":
         return lambda text: json.dumps(host.handle(json.loads(text)))

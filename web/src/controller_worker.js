@@ -19,7 +19,7 @@ const INTERRUPT_GRACE_MS = 500; // after an interrupt, how long before terminate
 const LOAD_LIMIT_MS = 20_000; // reloading a bot's code into a spare
 const MAX_MESSAGES_PER_REQUEST = 64; // a bot Worker that posts more is flooding: stopped
 const WAIT_SLICE_MS = 20; // sync mode: how often a blocked controller looks at the stop flag
-const REPLY_FIELDS = ["answer", "error", "line", "stdout", "stderr", "over_budget"];
+const REPLY_FIELDS = ["answer", "error", "line", "stdout", "stderr", "over_budget", "seal"];
 const isolated = self.crossOriginIsolated === true;
 
 let indexURL = null;
@@ -146,6 +146,7 @@ class BotWorker {
   // to, only a message with its id is the reply, and the port is closed after it, so a
   // bot's messages can never queue ahead of another bot's reply.
   request(id, json, check = checkedReply) {
+    this.used = true; // bot code may run in it from now on
     this.clearInterrupt();
     const { port1, port2 } = new MessageChannel();
     return new Promise((resolve) => {
@@ -175,6 +176,7 @@ class BotWorker {
 
   // Sync mode: post a request; `awaitReply` blocks for it. False if it did not fit.
   post(id, json) {
+    this.used = true;
     this.clearInterrupt();
     try {
       this.requests.write(id, json);
@@ -357,6 +359,25 @@ class Slot {
   }
 }
 
+// Under a step budget a load carries the key its Worker's host seals its verdicts with
+// (engine/bots/budget_seal.py). Only a Worker no bot code has run in may be given one: a bot
+// that ran there before (the same entry, an earlier game) could have rewritten the host to
+// read it. So a used Worker is stopped, and a fresh one takes its place for the load.
+function retireIfUsed(slot, json) {
+  if (!slot.bot || slot.bot.dead || !slot.bot.used || !carriesKey(json)) return;
+  slot.bot.kill();
+  slot.loadJson = null; // the fresh Worker gets this load only, not the last one again
+}
+
+function carriesKey(json) {
+  try {
+    const request = JSON.parse(json);
+    return request !== null && typeof request === "object" && Object.hasOwn(request, "key");
+  } catch (err) {
+    return false;
+  }
+}
+
 function withId(json, id) {
   const request = JSON.parse(json);
   request.id = id;
@@ -400,8 +421,12 @@ function untilStopped(promise) {
 // meanwhile), or a Promise of it in the message modes.
 function ask(slotIndex, id, op, json, waitMs) {
   const slot = slots[slotIndex];
-  if (op === "load") slot.loadJson = json;
+  if (op === "load") {
+    retireIfUsed(slot, json);
+    slot.loadJson = null; // a replacement Worker taken now gets this load once, below
+  }
   const bot = slot.botNow();
+  if (op === "load") slot.loadJson = json;
   if (bot && bot.mode === "sync") return askSync(bot, id, json, waitMs);
   return askAsync(slot, id, json, waitMs);
 }
@@ -755,6 +780,7 @@ async function askSeat(groupId, seat, id, op, json, waitMs) {
   const group = tournamentSeats && tournamentSeats.groups.get(groupId);
   if (!group) return replyText(0, STOPPED);
   const slot = group.slots[seat];
+  if (op === "load") retireIfUsed(slot, json);
   const fresh = !slot.bot || slot.bot.dead;
   const bot = await seatWorker(slot);
   if (fresh) {
