@@ -6,6 +6,8 @@ import subprocess
 
 import pytest
 
+from engine.bots import python2
+
 FLIT_AWK = r"""
 # Flit in awk: keep the board; on M move some other own piece next to one of ours.
 $1 == "S" { n = $2; me = $4; next }
@@ -30,6 +32,15 @@ $1 == "M" {
 }
 NF == 3 { board[$1 " " $2] = $3 }
 """
+
+
+@pytest.fixture(autouse=True)
+def _python2_converter_restored():
+    """Importing the page's ``web/main.py`` (as the page tests do) points the engine's Python 2
+    conversions at the page's cache; every other test converts as the platform does."""
+    before = python2._converter
+    yield
+    python2.set_converter(before)
 
 
 @pytest.fixture
