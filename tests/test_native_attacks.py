@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 
 import pytest
+from peak_rss import CONTROLLER
 
 from engine.bots.sandbox import Sandbox, SandboxError
 from engine.replay import load_document, replay_record
@@ -31,14 +32,7 @@ except SandboxError as exc:  # scripts/test installs bubblewrap: this is a broke
     pytest.fail(f"the sandbox cannot start here ({exc}); run scripts/test, which installs bubblewrap",
                 pytrace=False)
 
-# A wrapper that runs the CLI and then writes the controller's own peak RSS (KiB) to a file.
-CONTROLLER = """
-import atexit, resource, runpy, sys
-out = sys.argv.pop(1)
-atexit.register(lambda: open(out, "w").write(str(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)))
-sys.argv[0] = "engine"
-runpy.run_module("engine", run_name="__main__", alter_sys=True)
-"""
+
 
 
 def match(tmp_path: Path, *args, timeout: float = 180) -> tuple[dict, float]:

@@ -18,23 +18,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from peak_rss import CONTROLLER
 
 ROOT = Path(__file__).resolve().parents[2]
 RSS_BOUND_MB = 512  # the controller's peak; 60 MB of "{}," took 1.8 GB before values were counted
 TIME_BOUND_S = 120  # each case takes 1-6 s on an idle machine
 
-# Runs the CLI, then writes the process's own peak RSS (VmHWM, KiB) to a file, even on exit
-# code 2. VmHWM belongs to the program's memory since exec (ru_maxrss keeps the parent's peak).
-CONTROLLER = """
-import atexit, re, runpy, sys
-out = sys.argv.pop(1)
-def peak():
-    status = open("/proc/self/status").read()
-    open(out, "w").write(re.search(r"VmHWM:\\s+(\\d+) kB", status).group(1))
-atexit.register(peak)
-sys.argv[0] = "engine"
-runpy.run_module("engine", run_name="__main__", alter_sys=True)
-"""
+
 
 HEAD = {"format": "koth-arena-challenge", "version": 1, "title": "hostile", "description": "",
         "game": "flit", "settings": {}, "games": 2, "seed": 1}
