@@ -69,12 +69,17 @@ class Game:
 '''
 
 
+# The bots are Python: the step budget decides their moves, the same on any machine, and the
+# wall-clock limit is a backstop far above a move's cost on a loaded machine.
+BUDGET = ("--budget", "10000000", "--time-limit", "60000")
+
+
 def run(capsys, tmp_path, source: str, *bots: str, extra: tuple = ()) -> tuple[int, str, str, float]:
     path = tmp_path / "game.py"
     path.write_text(source)
     began = time.monotonic()
     code = cli.main(["match", "--game-file", str(path), *(bots or ("builtin:two", "builtin:two")),
-                     "--seed", "1", "--secret", "S", "--json", *extra])
+                     "--seed", "1", "--secret", "S", "--json", *BUDGET, *extra])
     out = capsys.readouterr()
     return code, out.out, out.err, time.monotonic() - began
 
@@ -196,7 +201,8 @@ def test_a_tournament_plays_an_authors_game_the_same_in_one_process_and_two(caps
     outputs = []
     for jobs in ("1", "2"):
         code = cli.main(["tournament", "--game-file", str(path), "builtin:two", "builtin:one", "builtin:two",
-                         "--games", "2", "--seed", "3", "--secret", "S", "--json", "--jobs", jobs])
+                         "--games", "2", "--seed", "3", "--secret", "S", "--json", "--jobs", jobs,
+                         *BUDGET])
         out = capsys.readouterr()
         assert code == 0, out.err
         outputs.append(out.out)

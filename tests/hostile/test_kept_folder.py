@@ -269,7 +269,7 @@ def test_the_kept_folder_lasts_the_game(tmp_path):
     resting = bot_file(tmp_path, "resting.py", RESTING)
     turns = 5
     out, _ = match(tmp_path, "abotcalypse", f"cmd:python3 {keeper}", resting, "--seed", 1,
-                   "--max-turns", turns, "--time-limit", 5000, "--games", 2)
+                   "--max-turns", turns, "--time-limit", 20_000, "--games", 2)
     assert_played(out)
     seen = [json.loads(line[5:]) for line in log_lines(out, 0, "stderr") if line.startswith("SEEN ")]
     assert len(seen) == 2 * turns
