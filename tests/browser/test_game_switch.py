@@ -6,11 +6,10 @@ as "Your bot") and the seats' names and Example menus following the code."""
 from __future__ import annotations
 
 import pytest
+from conftest import wait_until
 from playwright.sync_api import expect
 
 from engine.registry import games
-
-from .conftest import wait_until
 
 pytestmark = pytest.mark.browser
 
@@ -45,7 +44,7 @@ def test_a_fresh_tournament_field_is_the_chosen_games_examples_and_plays_cleanly
         assert entry["name"] in examples, f"{game}: an entry not of the game's examples: {entry['name']!r}"
         assert entry["code"] == examples[entry["name"]], f"{game}: {entry['name']} holds another game's code"
 
-    arena.setup(games=1, seed=3)
+    arena.setup(games=2, seed=3)
     arena.label("Step budget").fill(str(BUDGET))
     arena.start_run()
     text = arena.wait_finished(600_000)
@@ -61,7 +60,7 @@ def test_switching_games_clears_the_last_tournaments_tables(arena):
     """A leaderboard of Flit entries is not left on show under another game."""
     page = arena.page
     page.get_by_role("radio", name="Tournament").check()
-    arena.setup(game=GAMES[0], games=1, seed=3)
+    arena.setup(game=GAMES[0], games=2, seed=3)
     arena.label("Step budget").fill(str(BUDGET))
     arena.start_run()
     assert arena.wait_finished(600_000).startswith("Finished the tournament")
@@ -80,7 +79,7 @@ def test_the_trial_view_of_a_first_visit_claims_nothing_and_runs_only_the_visito
     spec = next(s for s in games() if s.name == game)
     arena = open_arena(site_url)
     page = arena.page
-    arena.setup(game=game, games=1, seed=3)
+    arena.setup(game=game, games=2, seed=3)
     page.get_by_role("radio", name="Tournament").check()
     arena.label("Step budget").fill(str(BUDGET))
     page.get_by_role("button", name="Trial version").click()
