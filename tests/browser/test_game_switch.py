@@ -5,8 +5,10 @@ first visit's trial view (no false "kept" notice, no stale status, no unedited e
 as "Your bot") and the seats' names and Example menus following the code."""
 from __future__ import annotations
 
+import re
+
 import pytest
-from conftest import wait_until
+from conftest import Arena, wait_until
 from playwright.sync_api import expect
 
 from engine.registry import games
@@ -75,17 +77,39 @@ def test_switching_games_clears_the_last_tournaments_tables(arena):
 
 @pytest.mark.parametrize("game", GAMES)
 def test_the_trial_view_of_a_first_visit_claims_nothing_and_runs_only_the_visitors_bot(
-        open_arena, site_url, results_dir, game):
+        open_arena, site_url, chromium, results_dir, game):
     spec = next(s for s in games() if s.name == game)
-    arena = open_arena(site_url)
+    author = open_arena(site_url)
+    author.setup(game=game, games=2, seed=3)
+    author.page.get_by_role("radio", name="Tournament").check()
+    author.label("Step budget").fill(str(BUDGET))
+    author.page.get_by_label("Title", exact=True).fill(f"Trial of {game}")
+    author.page.get_by_role("button", name="Share challenge link", exact=True).click()
+    box = author.page.get_by_label("Challenge link", exact=True)
+    expect(box).to_have_value(re.compile("#c="))
+    link = box.input_value()
+
+    # A first visit by the link: the page seeded examples, nothing of the visitor's to keep.
+    context = chromium.new_context(viewport={"width": 1280, "height": 900})
+    try:
+        visitor = Arena(context.new_page())
+        visitor.open(link)
+        _first_visit_trial(visitor, spec, results_dir)
+        assert not visitor.errors, visitor.errors
+    finally:
+        context.close()
+
+
+def _first_visit_trial(arena: Arena, spec, results_dir) -> None:
     page = arena.page
-    arena.setup(game=game, games=2, seed=3)
-    page.get_by_role("radio", name="Tournament").check()
+    game = spec.name
+    status = page.locator("#challenge-status")
+    expect(status).to_contain_text(f"Opened “Trial of {game}”")
+    expect(page.get_by_role("button", name="Trial version")).to_have_attribute("aria-pressed", "true")
+    expect(page.locator("#challenge")).not_to_contain_text("nothing of yours was lost")
+    expect(page.locator("#challenge-kept")).to_be_hidden()
+    expect(page.get_by_role("region", name="Notice")).not_to_contain_text("The bots you had before")
     arena.label("Step budget").fill(str(BUDGET))
-    page.get_by_role("button", name="Trial version").click()
-    section = page.locator("#challenge")
-    expect(section).not_to_contain_text("nothing of yours was lost")
-    expect(page.get_by_role("region", name="Notice")).to_be_hidden()
 
     # "Your bot" starts as a marked copy of an example; run unedited, it is refused and why.
     your_code = page.get_by_label("Your bot code", exact=True)
@@ -95,7 +119,6 @@ def test_the_trial_view_of_a_first_visit_claims_nothing_and_runs_only_the_visito
     assert start.startswith(f'# Your bot starts as a copy of the example "{first}"'), start[:200]
     before = page.evaluate("window.kothArena.runsStarted")
     page.get_by_role("button", name="Run my bot against the field").click()
-    status = page.locator("#challenge-status")
     expect(status).to_contain_text(f"Your bot is still the example “{first}” unedited")
     assert page.evaluate("window.kothArena.runsStarted") == before
 
