@@ -108,7 +108,7 @@ def _first_visit_trial(arena: Arena, spec, results_dir) -> None:
     expect(page.get_by_role("button", name="Trial version")).to_have_attribute("aria-pressed", "true")
     expect(page.locator("#challenge")).not_to_contain_text("nothing of yours was lost")
     expect(page.locator("#challenge-kept")).to_be_hidden()
-    expect(page.get_by_role("region", name="Notice")).not_to_contain_text("The bots you had before")
+    expect(page.locator("body")).not_to_contain_text("The bots you had before")
     arena.label("Step budget").fill(str(BUDGET))
 
     # "Your bot" starts as a marked copy of an example; run unedited, it is refused and why.
