@@ -336,15 +336,25 @@ function makePanel(i) {
     onChange: (text) => {
       if (switching) return;
       botsOf(settings.game)[i].code = text;
+      if (pasted !== null) renameAfterPaste(i, text, pasted);
+      pasted = null;
       saveBots(settings.game);
       panels[i]?.python2.codeChanged();
+      if (panels[i]) showExampleChoice(panels[i]);
     },
   });
+  // The text of a paste into this editor, until the change it makes (renameAfterPaste).
+  let pasted = null;
+  root.querySelector(".editor").addEventListener("paste", (ev) => {
+    pasted = ev.clipboardData ? ev.clipboardData.getData("text/plain") : null;
+    setTimeout(() => { pasted = null; }, 0); // the editor inserts it in this event, or not at all
+  }, true);
   const panel = { root, name, ex, editor, console: new BotConsole(con) };
   panel.python2 = python2Panel(root, i, editor);
   name.addEventListener("input", () => {
     botsOf(settings.game)[i].name = name.value;
     saveBots(settings.game);
+    showExampleChoice(panel);
   });
   ex.addEventListener("change", () => {
     if (ex.value.startsWith(ENTRY_OPTION)) {
@@ -391,6 +401,38 @@ function isDefaultName(game, name) {
   return !name.trim() || /^Bot \d+$/.test(name.trim()) || Object.hasOwn(examplesOf(game), name.trim());
 }
 
+// Code pasted over an example's (the paste is most of the new code) is another bot: a name
+// that was the example's becomes "Bot N", so results do not credit the example for it. A
+// name the visitor typed (not a default one) is theirs and stays.
+function renameAfterPaste(i, text, pasted) {
+  const g = settings.game;
+  const p = panels[i];
+  const name = p ? p.name.value.trim() : "";
+  if (!p || !Object.hasOwn(examplesOf(g), name) || text === examplesOf(g)[name]) return;
+  if (pasted.trim().length * 2 < text.trim().length) return; // a small paste edits the example
+  p.name.value = `Bot ${i + 1}`;
+  botsOf(g)[i].name = p.name.value;
+}
+
+// What the seat's Example menu shows: the example its code is, "NAME (edited)" for an
+// example's name over changed code, "Own code" for anything else.
+function showExampleChoice(p) {
+  const g = settings.game;
+  const examples = examplesOf(g);
+  const first = p.ex.querySelector("option[value='']");
+  if (!first || !Object.keys(examples).length) return;
+  const code = p.editor.value;
+  const same = Object.keys(examples).find((k) => examples[k] === code);
+  const name = p.name.value.trim();
+  if (same) {
+    first.textContent = "Examples…";
+    p.ex.value = same;
+    return;
+  }
+  first.textContent = !code.trim() ? "Examples…" : Object.hasOwn(examples, name) ? `${name} (edited)` : "Own code";
+  p.ex.value = "";
+}
+
 function loadExample(i, exName, src) {
   const g = settings.game;
   const p = panels[i];
@@ -403,13 +445,14 @@ function loadExample(i, exName, src) {
     botsOf(g)[i].name = exName;
   }
   saveBots(g);
+  showExampleChoice(p);
 }
 
 function fillExampleSelect(p) {
   const names = Object.keys(examplesOf(settings.game));
   const first = document.createElement("option");
   first.value = "";
-  first.textContent = names.length ? "Choose an example…" : (ready ? "No examples" : "Examples load with Python…");
+  first.textContent = names.length ? "Examples…" : (ready ? "No examples" : "Examples load with Python…");
   const opts = [first, ...names.map((n) => {
     const o = document.createElement("option");
     o.value = n;
@@ -426,6 +469,7 @@ function fillExampleSelect(p) {
   p.ex.replaceChildren(...opts);
   p.ex.value = "";
   p.ex.disabled = !names.length && !field.length;
+  showExampleChoice(p);
 }
 
 // Bots with no code get an example (bot i gets example i), in the game on show.
@@ -453,6 +497,7 @@ function showBots() {
       const b = botsOf(g)[i];
       if (p.name.value !== b.name) p.name.value = b.name;
       if (p.editor.value !== b.code) p.editor.value = b.code;
+      showExampleChoice(p);
       if (i < count) p.python2.show();
     });
   } finally {
@@ -600,8 +645,11 @@ function selectGame(name) {
   if (!specOf(name)) return;
   saver.flush();
   settings.game = name;
-  saveSettings();
+  // The game's own bots before anything reads them: a new field starts with them, and the
+  // editors still show the game before until showBots (issue 18: Flit's code in an Atomas field).
   seedEmptyBots(name);
+  saveSettings();
+  if (!run) tournamentView.clear();
   showSettings();
   showNotice("");
 }
@@ -665,6 +713,7 @@ function useSpecs(list) {
       saveBots(settings.game);
     }
     delete botsByGame[""];
+    seedEmptyBots();
     saveSettings();
   }
   seedEmptyBots();
@@ -754,7 +803,10 @@ function applyHash() {
   const after = before.map((b) => ({ ...b }));
   parsed.bots.forEach((b, i) => { after[i] = { name: b.name, code: b.code, ...languageField(b) }; });
   // The visitor's own code is kept; bots an earlier link put there, unedited, are not.
-  const own = before.some((b) => b.code.trim()) && !sameBots(before, normaliseBots(store.load(`shared-bots:${g}`, [])));
+  // Nor are the examples the page seeded (a first visit has nothing of its own to keep).
+  const shipped = new Set(Object.values(examplesOf(g)));
+  const own = before.some((b) => b.code.trim() && !shipped.has(b.code))
+    && !sameBots(before, normaliseBots(store.load(`shared-bots:${g}`, [])));
   if (own && !sameBots(before, after)) keepBots(g, before, "link");
   settings.game = g;
   const gs = gameSettings(g);
@@ -1234,7 +1286,10 @@ function stopRun() {
 function finishRun() {
   clearTimeout(stopTimer);
   stopTimer = null;
-  if (run && run.kind === "tournament") tournamentView.ended();
+  if (run && run.kind === "tournament") {
+    tournamentView.ended();
+    challengePanel.runEnded();
+  }
   if (run) viewer.endLive();
   run = null;
   els.run.disabled = !ready;
@@ -1260,10 +1315,10 @@ challengeModel.bindSettings({
   // The match's bots on show (a new field starts with them).
   bots(game) {
     if (!specOf(game)) return [];
-    return botsOf(game).slice(0, botCount(game)).map((b, i) => ({
-      name: b.name.trim() || `Bot ${i + 1}`, code: panels[i] && game === settings.game ? panels[i].editor.value : b.code,
-    }));
+    // botsOf, never the editors: during a switch they still hold the game before's code.
+    return botsOf(game).slice(0, botCount(game)).map((b, i) => ({ name: b.name.trim() || `Bot ${i + 1}`, code: b.code }));
   },
+  examples: (game) => examplesOf(game),
   // A challenge the engine checked: its game, preset, settings, games and seed fill the form.
   set(c) {
     if (!specOf(c.game)) return;
@@ -1334,7 +1389,7 @@ function loadSeatEntry(i, entry) {
   panels[i].name.value = name;
   botsOf(g)[i].name = name;
   saveBots(g);
-  panels[i].ex.value = "";
+  showExampleChoice(panels[i]);
 }
 
 // "Run my bot against the field": a tournament of the field and the visitor's bot, in

@@ -19,7 +19,8 @@ const MAX_KEPT = 8; // challenges kept aside per game (a link or a file replaced
 const saver = store.makeSaver(250);
 const listeners = new Set();
 const fields = {}; // game -> {title, description, entries: [...], open}
-// {get() -> {game, preset, settings, games, seed, secret}, set(challenge), bots(game) -> [{name, code}]}
+// {get() -> {game, preset, settings, games, seed, secret}, set(challenge), bots(game) -> [{name, code}],
+//  examples(game) -> {name: code}}
 let settingsSource = null;
 let removed = null; // the last deleted entry, for undo: {game, entry, index}
 
@@ -286,7 +287,7 @@ export function replaceChallenge(challenge, reason = "file") {
   const list = Array.isArray(challenge.entries) ? challenge.entries : [];
   for (const item of list.slice(0, MAX_ENTRIES)) f.entries.push(makeEntry(f, item));
   f.open = null;
-  if (before.entries.length && !sameField(before, f)) keepAside(g, before, reason);
+  if (visitorsOwn(g, before) && !sameField(before, f)) keepAside(g, before, reason);
   fields[g] = f;
   if (settingsSource) settingsSource.set(challenge);
   store.save(`challenge:field:${g}`, f);
@@ -337,6 +338,17 @@ function keepAside(game, field, reason) {
 }
 
 // ---- inside ---------------------------------------------------------------------------------
+
+// Whether a field holds something of the visitor's: a title, a description, or an entry
+// whose code is not one of the game's examples as shipped. A first visit's field (the
+// examples the page seeded) is not, and "nothing of yours was lost" would mislead.
+function visitorsOwn(game, f) {
+  if (!f.entries.length) return false;
+  if (f.title.trim() || f.description.trim()) return true;
+  const examples = settingsSource && settingsSource.examples ? settingsSource.examples(game) : null;
+  const shipped = new Set(Object.values(examples || {}));
+  return f.entries.some((e) => !shipped.has(e.code));
+}
 
 function blank() {
   return { title: "", description: "", entries: [], open: null };

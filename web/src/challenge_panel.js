@@ -12,6 +12,10 @@ import { carriedGame, GameLoadPrompt } from "./challenge_game.js";
 
 const MAX_FILE_BYTES = 16 * 1024 * 1024; // a challenge of 32 entries of 256 KiB fits easily
 const YOUR_BOT_DEFAULT = "Your bot";
+// The first line of "Your bot" until the visitor writes their own: the editor starts as a
+// marked copy of the game's first example (a bot that plays, to learn the game's API from),
+// and Run refuses it unedited, since its rank would be the example's, not the visitor's.
+const startLine = (example) => `# Your bot starts as a copy of the example "${example}": edit it, then run it against the field.\n`;
 
 const $ = (id) => document.getElementById(id);
 
@@ -539,7 +543,8 @@ export class ChallengePanel {
     if (document.activeElement !== this.els.yourName) {
       this.els.yourName.value = typeof saved.name === "string" ? saved.name : YOUR_BOT_DEFAULT;
     }
-    const code = typeof saved.code === "string" ? saved.code : (Object.values(this.deps.examples())[0] || "");
+    const [first, source] = Object.entries(this.deps.examples())[0] || [];
+    const code = typeof saved.code === "string" ? saved.code : first ? startLine(first) + source : "";
     if (!this.yourEditor) {
       this.yourEditor = this.deps.createEditor(this.els.yourEditorHost, {
         label: "Your bot code", doc: code, onChange: () => this.saveYourBot(),
@@ -569,18 +574,39 @@ export class ChallengePanel {
   async runYourBot() {
     this.ensureYourEditor();
     if (!this.yourEditor.value.trim()) {
-      this.fail("Your bot has no code yet.");
+      this.fail("Your bot has no code yet: write a bot in the Your bot code editor.");
+      return;
+    }
+    const copied = this.unedited(this.yourEditor.value);
+    if (copied) {
+      this.fail(`Your bot is still the example “${copied}” unedited: change its code first, so that the rank is `
+        + `your bot's (to see ${copied} itself play, add it to the field in the Author's view).`);
       return;
     }
     const { challenge, name } = this.challengeWithYourBot();
     const c = await this.checked(JSON.stringify(challenge), "Cannot run your bot against the field");
     if (!c) return;
+    this.say(""); // checked: the tournament's own status line takes over
     this.yourRun = { name };
     this.els.trialRank.textContent = `Running ${name} against ${c.entries.length - 1} entries…`;
     if (!this.deps.runField(c, name)) {
       this.els.trialRank.textContent = "";
       this.yourRun = null;
     }
+  }
+
+  // The example a code is, with or without the starting line (null: the visitor's own).
+  unedited(code) {
+    const examples = this.deps.examples();
+    const body = code.replace(/^# Your bot starts as a copy of the example "[^"\n]*"[^\n]*\n/, "");
+    return Object.keys(examples).find((k) => examples[k].trim() === body.trim()) || null;
+  }
+
+  // The page's run ended (finished, stopped or failed): no "Running…" left behind.
+  runEnded() {
+    if (!this.yourRun) return;
+    this.els.trialRank.textContent = `${this.yourRun.name}'s run ended before its rank was known.`;
+    this.yourRun = null;
   }
 
   // The engine's final leaderboard of a tournament (rows with place and name, ranked by the

@@ -103,6 +103,22 @@ export class TournamentView {
     if (this.running) this.hooks.stop();
   }
 
+  // Another game is on show: the last tournament's tables belong to the game before.
+  clear() {
+    if (this.running) return;
+    this.run = null;
+    this.focus = null;
+    this.names = new Set();
+    this.result = null;
+    this.gameRows.clear();
+    this.gamesBody.replaceChildren();
+    this.gamesCaption.textContent = "Games played";
+    this.crossWrap.hidden = true;
+    this.problems.hidden = true;
+    this.note.textContent = "";
+    this.showBoard(null);
+  }
+
   // The page ended the run (Stop, an error, a replaced controller): no more updates.
   ended() {
     this.running = false;
