@@ -15,6 +15,20 @@ pytestmark = pytest.mark.browser
 BUDGET = 20_000
 ATTACKED_MOVES = 3
 
+# The end of each attacker's move: a random legal move, as the random example plays.
+RANDOM_MOVE_TAIL = '''\
+    mine = view.pieces()
+    targets = sorted({n for p in mine for n in view.neighbours(*p) if view[n] == 0})
+    random.shuffle(targets)
+    for x1, y1 in targets:
+        supporters = [p for p in view.neighbours(x1, y1) if view[p] == view.me]
+        sources = [p for p in mine if len(supporters) > 1 or p != supporters[0]]
+        if sources:
+            x0, y0 = random.choice(sources)
+            return x0, y0, x1, y1
+    return "0 0 0 0"
+'''
+
 # Issue 17's attack on its first three moves (each then spends 120,000+ steps), random valid
 # moves after.
 FRAME_ATTACKER = '''
@@ -43,17 +57,7 @@ def move(view):
         total = 0
         for i in range(60_000):
             total += i
-    mine = view.pieces()
-    targets = sorted({n for p in mine for n in view.neighbours(*p) if view[n] == 0})
-    random.shuffle(targets)
-    for x1, y1 in targets:
-        supporters = [p for p in view.neighbours(x1, y1) if view[p] == view.me]
-        sources = [p for p in mine if len(supporters) > 1 or p != supporters[0]]
-        if sources:
-            x0, y0 = random.choice(sources)
-            return x0, y0, x1, y1
-    return "0 0 0 0"
-'''
+''' + RANDOM_MOVE_TAIL
 
 
 def test_the_frame_attack_on_the_step_budget_is_refused_and_the_run_goes_on(arena) -> None:
@@ -115,17 +119,7 @@ def move(view):
     total = 0
     for i in range(60_000):  # 120,000+ steps a move, six times the budget
         total += i
-    mine = view.pieces()
-    targets = sorted({n for p in mine for n in view.neighbours(*p) if view[n] == 0})
-    random.shuffle(targets)
-    for x1, y1 in targets:
-        supporters = [p for p in view.neighbours(x1, y1) if view[p] == view.me]
-        sources = [p for p in mine if len(supporters) > 1 or p != supporters[0]]
-        if sources:
-            x0, y0 = random.choice(sources)
-            return x0, y0, x1, y1
-    return "0 0 0 0"
-'''
+''' + RANDOM_MOVE_TAIL
 
 TAMPERED = "the bot tampered with its step budget (its reply carries no valid verdict)"
 
