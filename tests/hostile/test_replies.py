@@ -18,28 +18,11 @@ from pathlib import Path
 
 import pytest
 
+# The attacker: the pending request's id from the host's frames, then PAYLOAD(id) on the reply pipe.
+from test_native_attacks import FORGE
+
 ROOT = Path(__file__).resolve().parents[2]
 MATCH_LIMIT_S = 120  # measured: each match below takes 3-10 s on 2 busy cores
-
-# The pending request's id from the host's frames, then PAYLOAD(id) written on the reply pipe
-# on the first two moves; the bot plays on (its host's own reply comes after and is dropped).
-FORGE = """
-import os, sys
-sent = 0
-def request_id():
-    frame = sys._getframe()
-    while frame:
-        request = frame.f_locals.get("request")
-        if isinstance(request, dict) and "id" in request:
-            return request["id"]
-        frame = frame.f_back
-def move(view):
-    global sent
-    if sent < 2:
-        sent += 1
-        os.write(1, PAYLOAD(request_id()))
-    return "0 n" if view.atom == "-" else 0
-"""
 
 MIB = 1 << 20
 ATTACKS = {
