@@ -168,7 +168,9 @@ def run_tournament(where, entries: int) -> tuple[dict, list[list[str]]]:
     """Run the field's tournament with a step budget (the same result on any machine): the
     engine's result and the leaderboard the visitor reads."""
     where.get_by_label("Step budget", exact=True).fill(str(BUDGET))
-    where.get_by_label("Parallel matches", exact=True).select_option("2")
+    # One match at once: this test compares the snippet with the page; whether 2 at once
+    # always repeats the same games is issue 18's open question (test_tournament_page.py).
+    where.get_by_label("Parallel matches", exact=True).select_option("1")
     before = where.evaluate("window.kothArena.runsStarted")
     where.get_by_role("button", name="Run", exact=True).click()
     wait_until(where, f"window.kothArena.runsStarted > {before} && window.kothArena.run === null",
