@@ -171,7 +171,7 @@ def play_flit(sources: list[str], seed: int, turns: int) -> dict:
 
 
 def readme_bots(readme: str) -> dict[str, str]:
-    """The README's four complete Python bots."""
+    """The four complete Python bots of docs/bots.md (Atomas and Flit: a function and a script bot)."""
     blocks = re.findall(r"```python\n(.*?)```", readme, re.S)
     atomas_function, atomas_script, flit_function, flit_script = blocks[:4]
     assert "def move(view)" in atomas_function and "input().partition" in atomas_script

@@ -24,7 +24,7 @@ EXAMPLES = {f"{p.parent.name}/{p.stem}": p.read_text()
 
 
 def _readme_bots() -> dict[str, str]:
-    return budget_games.readme_bots((ROOT / "README.md").read_text())
+    return budget_games.readme_bots((ROOT / "docs" / "bots.md").read_text())
 
 
 def _load(source: str, limit: int) -> tuple[StepBudget, dict]:

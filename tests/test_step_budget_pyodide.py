@@ -1,5 +1,5 @@
 """The step budget counts the same under Pyodide (the page's Python 3.14, run here by Node) as
-under CPython: the example bots and the README's bots, turn by turn, on fixed games."""
+under CPython: the example bots and docs/bots.md's bots, turn by turn, on fixed games."""
 
 from __future__ import annotations
 
@@ -37,7 +37,7 @@ json.dumps({"results": out, "version": sys.version_info[:2], "platform": sys.pla
 def _cases() -> list[dict]:
     examples = {f"{p.parent.name}/{p.stem}": p.read_text()
                 for p in sorted((ROOT / "engine/examples").glob("*/*.py"))}
-    readme = budget_games.readme_bots((ROOT / "README.md").read_text())
+    readme = budget_games.readme_bots((ROOT / "docs" / "bots.md").read_text())
     atomas = [examples["atomas/greedy"], examples["atomas/random"], examples["atomas/script"],
               readme["atomas/function"], readme["atomas/script"]]
     # Flit bots are counted on fixed inputs (one recorded game's messages), not in games of

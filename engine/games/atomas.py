@@ -38,7 +38,7 @@ TERMINAL = -1
 class AtomasSettings:
     max_moves: int = 2000
     # The rule book has no limit; a posted answer is run as a process per move and Python's
-    # start-up alone takes 80-120 ms, so 1 s (README: "Choices where the rules are silent").
+    # start-up alone takes 80-120 ms, so 1 s (docs/rule-choices.md).
     time_limit_ms: int = 1000
 
     def to_json(self) -> dict:

@@ -8,7 +8,7 @@ export const LINK_PREFIX = "c=";
 // memory-filling one (deflate compresses runs of one byte about 1000:1).
 export const MAX_UNPACKED_BYTES = 16 * 1024 * 1024;
 
-// Documented limits a link can run into (README "Challenge links" cites each source); a
+// Documented limits a link can run into (docs/page.md "Challenges in the page" cites each source); a
 // longer link gets a warning naming them, and the offer to export a file instead.
 export const LINK_LIMITS = [
   { chars: 2_000, where: "a Discord message (2,000 characters)" },

@@ -271,7 +271,7 @@ export class ChallengePanel {
     author.addEventListener("input", () => model.editEntry(entry.id, { author: author.value }));
     link.addEventListener("input", () => model.editEntry(entry.id, { link: link.value }));
     const language = languageSelect(row, entry);
-    // Python 3 is the file's default: written as no language at all (README "Python 2 answers")
+    // Python 3 is the file's default: written as no language at all (docs/bots.md "Python 2 answers")
     language.addEventListener("change", () => model.editEntry(entry.id, {
       language: language.value === "python2" ? "python2" : "" }));
     const exWrap = document.createElement("div");

@@ -74,7 +74,7 @@ export class SnippetExportDialog {
     els.output.hidden = false;
     els.status.textContent = `Snippet ready: ${reply.size.toLocaleString("en")} of the post's `
       + `${reply.limit.toLocaleString("en")} characters. It loads KotH Arena ${reply.version} (its wheel) `
-      + "and Pyodide when run: publish that wheel first (README: \"Stack Snippets\").";
+      + "and Pyodide when run: publish that wheel first (docs/page.md: \"Stack Snippets\").";
   }
 
   async copy() {
