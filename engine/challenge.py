@@ -5,7 +5,11 @@ the same format, so a field of pasted bots can move between the page, a laptop a
 The file comes from anyone, so every field is checked here with one message that names it,
 and the text is measured (size, nesting) before ``json.loads`` sees it. Entries carry Python
 source by value, or ``builtin:NAME`` for a built-in bot. Standard library only (Pyodide).
-The format is documented in docs/architecture.md ("Challenge file"). A challenge on an
+The format is documented in docs/architecture.md ("Challenge file"). Version 2 adds entries in
+any language (a *command entry*: its source, built and run natively as ``--commands`` says;
+the page and ``tournament_entries`` leave them out) and ``question`` (the Stack Exchange
+question whose answers are the field); a file without either is written as version 1, so
+older readers keep reading it. A challenge on an
 author's game carries the game's module (``game_module``, its source): ``game_module_of``
 reads it first, so the reader can load and register the game before ``load_challenge``.
 """
@@ -25,7 +29,8 @@ from engine.json_depth import nesting_depth
 from engine.registry import get_game
 
 FORMAT = "koth-arena-challenge"
-VERSION = 1
+VERSION = 2  # the newest this engine reads and writes
+VERSIONS = (1, 2)  # 2: command entries (any language) and "question"
 MAX_ENTRIES = 1_000
 MAX_CODE_BYTES = 256 * 1024  # an entry's source in UTF-8 bytes: the page's cap on a bot
 MAX_CHALLENGE_CHARS = 64 * 1024 * 1024  # room for many large entries, bounded all the same
@@ -40,10 +45,13 @@ MAX_DESCRIPTION_CHARS = 20_000
 MAX_LINK_CHARS = 2_000
 MAX_GAME_MODULE_BYTES = 256 * 1024  # an author's game module in UTF-8 bytes: as the page's game editor
 LANGUAGES = ("python3", "python2")  # python2: converted on load (engine.bots.python2)
+# A question's site name as the API takes it ("codegolf", "stackoverflow", "meta.x"), and id
+MAX_SITE_CHARS = 63
+MAX_QUESTION_ID = 10**12 - 1
 BUILTIN_PREFIX = "builtin:"
 
 _TOP_KEYS = {"format", "version", "title", "description", "game", "game_module", "preset", "settings",
-             "games", "seed", "secret", "entries"}
+             "games", "seed", "secret", "entries", "question"}
 _ENTRY_KEYS = {"name", "author", "code", "language", "link", "enabled"}
 # Values a file may hold (its commas and brackets outside strings): every entry with every
 # field, and room for the settings. ``json.loads`` makes an object of each: 60 MB of ``{},``
@@ -62,9 +70,15 @@ class ChallengeEntry:
     name: str
     code: str
     author: str | None = None
-    language: str | None = None  # None: not given (Python 3); "python2": converted on load
+    language: str | None = None  # None: not given (Python 3); "python2": converted on load;
+    # any other: a command entry (version 2), its code built and run as ``--commands`` says
     link: str | None = None
     enabled: bool = True  # False: kept in the file (the page's switch), left out of tournaments
+
+    @property
+    def native(self) -> bool:
+        """A command entry: code in a language the engine does not run itself."""
+        return self.language is not None and self.language not in LANGUAGES
 
     @property
     def builtin(self) -> str | None:
@@ -74,6 +88,9 @@ class ChallengeEntry:
     def to_entry(self, spec: Any = None) -> Entry:
         """The bot by value: the built-in, or the pasted source. An author's game (``spec`` not
         trusted) has no built-ins: its examples are strangers' code, run as pasted source."""
+        if self.native:
+            raise ValueError(f"{self.name} is written in {self.language}: a command entry, built and "
+                             "run natively (--commands)")
         builtin = self.builtin
         if builtin is not None and spec is not None and not spec.trusted:
             return Entry(self.name, PYTHON, spec.example_source(builtin))
@@ -94,11 +111,30 @@ class Challenge:
     preset: str | None = None
     secret: str | None = None
     game_module: str | None = None  # an author's game: its module's source, loaded before the file
+    question: Question | None = None  # the question whose answers are the field (version 2)
 
     def tournament_entries(self) -> list[Entry]:
-        """The bots that play: every entry not switched off (``"enabled": false``)."""
+        """The bots that play: every entry not switched off (``"enabled": false``), but the
+        command entries, which need ``--commands`` (``command_entries``)."""
         spec = get_game(self.game)
-        return [entry.to_entry(spec) for entry in self.entries if entry.enabled]
+        return [entry.to_entry(spec) for entry in self.entries if entry.enabled and not entry.native]
+
+    def command_entries(self) -> list[ChallengeEntry]:
+        """The command entries switched on: other languages' code, run natively or not at all."""
+        return [entry for entry in self.entries if entry.enabled and entry.native]
+
+    @property
+    def version(self) -> int:
+        """The lowest version that holds this challenge: 2 only with version 2's fields."""
+        return 2 if self.question is not None or any(e.native for e in self.entries) else 1
+
+
+@dataclass(frozen=True)
+class Question:
+    """A Stack Exchange question: the API's site name and the question's number."""
+
+    site: str
+    id: int
 
 
 def load_challenge(text: str) -> Challenge:
@@ -156,7 +192,7 @@ def _parse(text: str) -> Any:
 
 def challenge_json(challenge: Challenge) -> str:
     """The file's text: the fields in the documented order, optional ones only when set."""
-    out: dict[str, Any] = {"format": FORMAT, "version": VERSION, "title": challenge.title,
+    out: dict[str, Any] = {"format": FORMAT, "version": challenge.version, "title": challenge.title,
                            "description": challenge.description, "game": challenge.game}
     if challenge.game_module is not None:
         out["game_module"] = challenge.game_module
@@ -167,6 +203,8 @@ def challenge_json(challenge: Challenge) -> str:
     out["seed"] = challenge.seed
     if challenge.secret is not None:
         out["secret"] = challenge.secret
+    if challenge.question is not None:
+        out["question"] = {"site": challenge.question.site, "id": challenge.question.id}
     out["entries"] = [_entry_json(entry) for entry in challenge.entries]
     return json.dumps(out, indent=2, ensure_ascii=False) + "\n"
 
@@ -199,9 +237,10 @@ def _challenge(data: Any) -> Challenge:
             raise ChallengeError(f"the field {key!r} is missing")
     if data["format"] != FORMAT:
         raise ChallengeError(f"format must be {FORMAT!r}, got {_short(data['format'])}")
-    if _integer(data["version"]) is None or data["version"] != VERSION:
+    if _integer(data["version"]) is None or data["version"] not in VERSIONS:
         raise ChallengeError(f"version {_short(data['version'])} is not supported (this engine reads "
-                             f"version {VERSION})")
+                             f"versions {VERSIONS[0]} to {VERSIONS[-1]})")
+    version = _integer(data["version"])
     title = _text(data["title"], "title", MAX_TITLE_CHARS)
     description = _text(data["description"], "description", MAX_DESCRIPTION_CHARS, empty=True)
     game = _text(data["game"], "game", MAX_NAME_CHARS)
@@ -231,8 +270,29 @@ def _challenge(data: Any) -> Challenge:
             secret = check_secret(secret)
         except ValueError as exc:
             raise ChallengeError(f"secret: {exc}") from None
-    entries = _entries(spec, data["entries"])
-    return Challenge(title, description, game, settings, games, seed, entries, preset, secret, game_module)
+    question = data.get("question")
+    if question is not None:
+        _needs_version_2(version, "question")
+        question = _question(question)
+    entries = _entries(spec, data["entries"], version)
+    return Challenge(title, description, game, settings, games, seed, entries, preset, secret, game_module,
+                     question)
+
+
+def _needs_version_2(version: int, where: str) -> None:
+    if version < 2:
+        raise ChallengeError(f"{where} needs version 2 of the format (this file says version {version})")
+
+
+def _question(value: Any) -> Question:
+    if not isinstance(value, dict) or set(value) != {"site", "id"}:
+        raise ChallengeError(f'question must be {{"site": "codegolf", "id": NUMBER}}, got {_short(value)}')
+    site = _text(value["site"], "question.site", MAX_SITE_CHARS)
+    if not (site[0].isascii() and site[0].isalnum()) or any(
+            not (c.isascii() and (c.islower() or c.isdigit() or c in ".-")) for c in site):
+        raise ChallengeError(f"question.site must be a Stack Exchange site name such as codegolf, "
+                             f"got {_short(site)}")
+    return Question(site, _bounded(value["id"], "question.id", 1, MAX_QUESTION_ID))
 
 
 def _game_module(value: Any) -> str:
@@ -262,7 +322,7 @@ def _settings(spec, value: Any) -> dict[str, int]:
     return settings
 
 
-def _entries(spec, value: Any) -> tuple[ChallengeEntry, ...]:
+def _entries(spec, value: Any, version: int = VERSION) -> tuple[ChallengeEntry, ...]:
     if not isinstance(value, list):
         raise ChallengeError(f"entries must be a list, got {_kind(value)}")
     if len(value) > MAX_ENTRIES:
@@ -270,7 +330,7 @@ def _entries(spec, value: Any) -> tuple[ChallengeEntry, ...]:
     entries: list[ChallengeEntry] = []
     names: set[str] = set()
     for index, item in enumerate(value):
-        entry = _entry(spec, item, f"entries[{index}]")
+        entry = _entry(spec, item, f"entries[{index}]", version)
         if entry.name in names:
             raise ChallengeError(f"entries[{index}].name: two entries are named {entry.name!r}")
         names.add(entry.name)
@@ -278,7 +338,7 @@ def _entries(spec, value: Any) -> tuple[ChallengeEntry, ...]:
     return tuple(entries)
 
 
-def _entry(spec, item: Any, where: str) -> ChallengeEntry:
+def _entry(spec, item: Any, where: str, version: int = VERSION) -> ChallengeEntry:
     if not isinstance(item, dict):
         raise ChallengeError(f"{where} must be an object, got {_kind(item)}")
     unknown = sorted(set(item) - _ENTRY_KEYS)
@@ -298,8 +358,12 @@ def _entry(spec, item: Any, where: str) -> ChallengeEntry:
     language = item.get("language")
     if language is not None:
         language = _text(language, f"{where}.language", MAX_NAME_CHARS)
-        if language not in LANGUAGES:
-            raise ChallengeError(f"{where}.language must be one of {', '.join(LANGUAGES)}, got {language!r}")
+        if language not in LANGUAGES and version < 2:
+            raise ChallengeError(f"{where}.language must be one of {', '.join(LANGUAGES)}, got {language!r} "
+                                 "(other languages need version 2 of the format)")
+        if language != language.strip() or any(not c.isprintable() for c in language):
+            raise ChallengeError(f"{where}.language must be printable text without surrounding spaces, "
+                                 f"got {language!r}")
     link = item.get("link")
     if link is not None:
         link = _text(link, f"{where}.link", MAX_LINK_CHARS)
@@ -321,7 +385,7 @@ def _entry(spec, item: Any, where: str) -> ChallengeEntry:
         raise ChallengeError(f"{where}.code is {size:,} bytes, more than the {MAX_CODE_BYTES:,} "
                              f"bytes a bot may have")
     entry = ChallengeEntry(name, code, author, language, link, enabled)
-    if entry.builtin is not None:
+    if entry.builtin is not None and not entry.native:
         try:
             spec.example_source(entry.builtin)
         except ValueError as exc:

@@ -108,7 +108,7 @@ def test_entries_become_bots_by_value():
     (changed("titel", "x"), "unknown field 'titel'"),
     (changed("games", ...), "the field 'games' is missing"),
     (changed("format", "koth"), "format must be 'koth-arena-challenge'"),
-    (changed("version", 2), "version 2 is not supported"),
+    (changed("version", 3), "version 3 is not supported"),
     (changed("version", "1"), 'version "1" is not supported'),
     (changed("title", 7), "title must be text, got a number"),
     (changed("title", " "), "title is empty"),

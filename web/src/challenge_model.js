@@ -9,7 +9,8 @@
 import * as store from "./storage.js";
 
 export const FORMAT = "koth-arena-challenge";
-export const VERSION = 1;
+export const VERSION = 1; // written unless the challenge needs version 2 (versionOf)
+const PYTHON_LANGUAGES = ["python3", "python2"]; // engine/challenge.py LANGUAGES
 export const MAX_ENTRIES = 32; // the page's cap (the engine reads files of up to 1,000)
 export const MAX_NAME_CHARS = 100; // engine/challenge.py MAX_NAME_CHARS
 export const MAX_TITLE_CHARS = 200;
@@ -72,7 +73,7 @@ export function bindGameModule(source) { gameModuleSource = source; }
 export function currentChallenge() {
   const s = pageSettings();
   const f = fieldOf(s.game);
-  const out = { format: FORMAT, version: VERSION, title: titleOf(f, s.game), description: f.description,
+  const out = { format: FORMAT, version: versionOf(f), title: titleOf(f, s.game), description: f.description,
     game: s.game };
   const gameModule = gameModuleSource(s.game);
   if (typeof gameModule === "string") out.game_module = gameModule; // an author's game travels with it
@@ -81,6 +82,7 @@ export function currentChallenge() {
   out.games = s.games;
   out.seed = s.seed;
   if (s.secret) out.secret = s.secret;
+  if (f.question) out.question = { ...f.question };
   out.entries = f.entries.map(entryJson);
   return out;
 }
@@ -284,6 +286,7 @@ export function replaceChallenge(challenge, reason = "file") {
   const f = blank();
   f.title = String(challenge.title || "").slice(0, MAX_TITLE_CHARS);
   f.description = String(challenge.description || "").slice(0, MAX_DESCRIPTION_CHARS);
+  f.question = questionOf(challenge.question);
   const list = Array.isArray(challenge.entries) ? challenge.entries : [];
   for (const item of list.slice(0, MAX_ENTRIES)) f.entries.push(makeEntry(f, item));
   f.open = null;
@@ -351,7 +354,7 @@ function visitorsOwn(game, f) {
 }
 
 function blank() {
-  return { title: "", description: "", entries: [], open: null };
+  return { title: "", description: "", question: null, entries: [], open: null };
 }
 
 // The stored field of a game. A game without one starts with the match's bots (the visitor's
@@ -389,6 +392,7 @@ function normaliseField(raw) {
   const f = blank();
   f.title = typeof raw.title === "string" ? raw.title.slice(0, MAX_TITLE_CHARS) : "";
   f.description = typeof raw.description === "string" ? raw.description.slice(0, MAX_DESCRIPTION_CHARS) : "";
+  f.question = questionOf(raw.question);
   for (const e of Array.isArray(raw.entries) ? raw.entries.slice(0, MAX_ENTRIES) : []) {
     if (e && typeof e.name === "string" && typeof e.code === "string") f.entries.push(makeEntry(f, e));
   }
@@ -432,15 +436,26 @@ function entryJson(e) {
   return out;
 }
 
+// Version 2 of the format: a question named, or an entry in another language (a command entry).
+function versionOf(f) {
+  const native = f.entries.some((e) => e.language && !PYTHON_LANGUAGES.includes(e.language));
+  return f.question || native ? 2 : VERSION;
+}
+
+// The file's question ({site, id}, checked by the engine), or null.
+function questionOf(q) {
+  return q && typeof q.site === "string" && Number.isInteger(q.id) ? { site: q.site, id: q.id } : null;
+}
+
 function titleOf(f, game) { return f.title.trim() ? f.title : `${game || "KotH"} challenge`; }
 
 function copyField(f) {
-  return { title: f.title, description: f.description, open: null,
+  return { title: f.title, description: f.description, question: f.question, open: null,
     entries: f.entries.map((e) => ({ ...e })) };
 }
 
 function sameField(a, b) {
-  const key = (f) => JSON.stringify([f.title, f.description, f.entries.map(entryJson)]);
+  const key = (f) => JSON.stringify([f.title, f.description, f.question, f.entries.map(entryJson)]);
   return key(a) === key(b);
 }
 
