@@ -29,6 +29,7 @@ from engine.cli import (
     progress_bar,
     setting_overrides,
 )
+from engine.cli_question import add_question_arguments, question_entries, report_skipped, skipped_json
 from engine.entries import UsageError, entry_from_form, runs_a_process, unique_names
 from engine.games.randomness import new_secret
 from engine.ranking import WIN_RATE
@@ -79,6 +80,7 @@ def add_tournament_command(commands) -> None:
     tournament.add_argument("--max-games", type=positive, metavar="N",
                             help=f"--until-settled's cap: games per pair or per entry (default "
                                  f"{UNTIL_SETTLED_FACTOR} x --games)")
+    add_question_arguments(tournament)
 
 
 class _IntermixedPositionals:
@@ -143,18 +145,21 @@ def _seats(spec, preset: str | None, n_entries: int, asked: int | None) -> int:
         raise UsageError(str(exc)) from None
 
 
-def build_tournament(args: argparse.Namespace) -> Tournament:
-    """The tournament the arguments describe; ``UsageError`` or ``ValueError`` when they are bad."""
+def build_tournament(args: argparse.Namespace, skipped: list | None = None) -> Tournament:
+    """The tournament the arguments describe; ``UsageError`` or ``ValueError`` when they are bad.
+    Answers of ``--question`` and command entries that cannot play are added to ``skipped``."""
     challenge = read_challenge(args.challenge) if args.challenge is not None else None
     game, forms = _game_and_forms(args, challenge)
     spec = get_game(game)
     from_file = challenge.tournament_entries() if challenge else []
     overrides = {**(challenge.settings if challenge else {}), **setting_overrides(spec, args)}
     preset = args.preset if args.preset is not None or challenge is None else challenge.preset
+    spec.settings(preset, **overrides)  # bad presets and setting values, before any bot
+    forms_entries = [entry_from_form(b, spec.name) for b in forms]
+    from_file += question_entries(args, challenge, skipped)
     if len(from_file) + len(forms) < 2:
         raise UsageError(f"a tournament needs at least 2 entries, got {len(from_file) + len(forms)}")
-    spec.settings(preset, **overrides)  # bad presets and setting values, before any bot
-    entries = unique_names([*from_file, *(entry_from_form(b, spec.name) for b in forms)])
+    entries = unique_names([*from_file, *forms_entries])
     seats = _seats(spec, preset, len(entries), args.seats)
     if args.replays is not None:
         try:
@@ -181,8 +186,9 @@ def _given(flag, from_file, default):
 
 
 def run_tournament_command(args: argparse.Namespace) -> int:
+    skipped: list = []
     try:
-        tournament = build_tournament(args)
+        tournament = build_tournament(args, skipped)
     except (UsageError, ValueError) as exc:
         sys.stderr.write(f"error: {exc}\n")
         return EXIT_USAGE
@@ -204,9 +210,13 @@ def run_tournament_command(args: argparse.Namespace) -> int:
             seats = " vs ".join(tournament.names[e] for e in result.table)
             sys.stderr.write(f"game {result.index + 1} (seed {result.seed}, {seats}): {result.error}\n")
     if args.json:
-        print(json.dumps(tournament.to_json()))
+        out = tournament.to_json()
+        if args.question is not None or args.commands is not None or skipped:
+            out["skipped"] = skipped_json(skipped)
+        print(json.dumps(out))
     else:
         print_leaderboard(tournament)
+    report_skipped(skipped)
     return 0
 
 

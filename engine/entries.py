@@ -36,6 +36,7 @@ class Entry:
     kind: str  # BUILTIN, COMMAND or PYTHON
     text: str  # the built-in's name, the command line, or the source
     language: str = PYTHON3  # of PYTHON source: PYTHON3, or PYTHON2 (converted on load)
+    limits: Limits | None = None  # its processes' own limits (a built command entry's), else the run's
 
     @property
     def trusted(self) -> bool:
@@ -89,6 +90,8 @@ def bot_from_entry(entry: Entry, game: str, sandbox: Sandbox | Unsandboxed | Non
     """The runnable bot of an entry; its processes start through ``sandbox``; a Python bot's
     moves are limited to ``budget`` steps (None: by time alone; command bots are not counted)."""
     sandbox = sandbox or Unsandboxed()
+    if entry.limits is not None:
+        sandbox = Sandbox(entry.limits, sandbox.bwrap) if sandbox.sandboxed else Unsandboxed(entry.limits)
     if entry.kind == BUILTIN:
         source = get_game(game).example_source(entry.text)
         # Trusted function bots run in-process (fast); script examples need a host process.
