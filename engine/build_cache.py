@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from engine.bots import keeper
-from engine.bots.kept import KeptFolder, run_turn
+from engine.bots.kept import UNCHANGED, KeptFolder, run_turn
 from engine.bots.pipes import collect
 from engine.bots.sandbox import WORKDIR, Sandbox, Unsandboxed, kill_group
 from engine.command_entries import Command
@@ -109,7 +109,7 @@ def _build_sandboxed(code: str, file_name: str, command: Command, staging: Path,
         if turn.finished.timed_out:
             raise BuildError(f"the build took longer than {command.build_seconds} s{_first_lines(messages)}")
         if turn.error is not None:
-            raise BuildError(f"the build's files were not kept: {turn.error}")
+            raise BuildError(f"the build's files were not kept: {turn.error.replace(f' ({UNCHANGED})', '')}")
         if turn.finished.returncode != 0:
             raise BuildError(f"the build failed (exit status {turn.finished.returncode})"
                              f"{_first_lines(messages)}")

@@ -18,7 +18,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from engine.bots.sandbox import Limits, Sandbox, SandboxError
+from engine.bots.sandbox import Limits, Sandbox, SandboxError, Unsandboxed
 from engine.build_cache import BuildError, build
 from engine.challenge import ChallengeError, challenge_json, load_challenge
 from engine.command_entries import CommandsError, parse_commands
@@ -35,7 +35,7 @@ CHALLENGE = {
     "description": "The examples and the answers.", "game": "flit", "preset": "trial",
     "settings": {"time_limit_ms": 5000}, "games": 2, "seed": 3, "secret": "Q",
     "question": {"site": "codegolf", "id": QUESTION},
-    "entries": [{"name": "greedy", "code": "builtin:greedy"}, {"name": "random", "code": "builtin:random"}],
+    "entries": [{"name": "greedy", "code": "builtin:greedy"}],
 }
 
 
@@ -142,8 +142,9 @@ def test_the_server_down_is_one_line_and_exit_2(tmp_path):
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     path = tmp_path / "challenge.json"
-    path.write_text(json.dumps(CHALLENGE))
-    done = tournament_cli("--challenge", path, "--se-api", f"http://127.0.0.1:{port}", "--json", timeout=120)
+    path.write_text(json.dumps({**CHALLENGE, "question": None}))  # the question from the command line
+    done = tournament_cli("--challenge", path, "--question", "https://codegolf.stackexchange.com/q/900001",
+                          "--se-api", f"http://127.0.0.1:{port}", "--json", timeout=120)
     assert done.returncode == 2 and done.stdout == ""
     assert done.stderr.startswith("error: could not reach 127.0.0.1: ")
     assert "use --se-api or check your connection" in done.stderr
@@ -158,7 +159,7 @@ def test_question_and_command_entries_round_trip_as_version_2():
     challenge = load_challenge(json.dumps(data))
     assert challenge.question.site == "codegolf" and challenge.question.id == QUESTION
     assert json.loads(challenge_json(challenge)) == data
-    assert [e.name for e in challenge.tournament_entries()] == ["greedy", "random"]  # C needs --commands
+    assert [e.name for e in challenge.tournament_entries()] == ["greedy"]  # C needs --commands
     assert [e.name for e in challenge.command_entries()] == ["sitter"]
     plain = {**CHALLENGE, "version": 1, "entries": CHALLENGE["entries"]}
     del plain["question"]
@@ -204,11 +205,21 @@ def test_a_build_runs_sandboxed_once_per_revision(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted([first.folder.name, edited.folder.name])
 
 
+def test_without_the_sandbox_a_build_runs_in_its_cache_folder(tmp_path):
+    command = parse_commands({"sh": {"build": "cp {file} {dir}/run.sh && false", "run": "sh {dir}/run.sh"},
+                              "sh2": {"build": "cp {file} {dir}/run.sh", "run": "sh {dir}/run.sh"}})
+    with pytest.raises(BuildError, match="exit status 1"):
+        build("echo 0 0 0 0\n", "sh", command.find("sh"), tmp_path, Unsandboxed())
+    built = build("echo 0 0 0 0\n", "sh", command.find("sh2"), tmp_path, Unsandboxed())
+    assert (built.folder / "run.sh").read_text() == "echo 0 0 0 0\n"
+    assert built.run_command(command.find("sh2")) == f"sh {built.folder}/run.sh"
+
+
 def test_a_build_is_held_to_its_disk_quota(tmp_path):
     sandbox = sandbox_or_skip()
     command = parse_commands({"sh": {"build": "head -c 3000000 /dev/zero > {dir}/big", "run": "sh {file}",
                                      "tmp_mb": 2}}).find("sh")
-    with pytest.raises(BuildError):
+    with pytest.raises(BuildError, match="over the 2 MB disk quota|No space left"):
         build("echo 0 0 0 0\n", "sh", command, tmp_path, sandbox)
     assert list(tmp_path.iterdir()) == []  # nothing of it kept
 
@@ -228,7 +239,7 @@ def test_a_question_plays_with_the_challenges_examples(api, tmp_path):
                           "--cache", tmp_path / "cache", "--budget", 1_000_000, "--json")
     assert done.returncode == 0, done.stderr
     out = json.loads(done.stdout)
-    played = ["greedy", "random", "Mover", "Edgebot", *(["Sitter"] if HAS_GCC else []), "Shy"]
+    played = ["greedy", "Mover", "Edgebot", *(["Sitter"] if HAS_GCC else []), "Shy"]
     assert sorted(out["entries"]) == sorted(played)
     assert {row["name"] for row in out["standings"]} == set(played)
     skipped = {s["name"]: s for s in out["skipped"]}
