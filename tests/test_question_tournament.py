@@ -253,3 +253,21 @@ def test_a_question_plays_with_the_challenges_examples(api, tmp_path):
     assert done.stderr.count(" skipped:\n") == 1 and "Loop (https://" in done.stderr
     faults = {row["name"]: row["faults"] for row in out["standings"]}
     assert faults["Shy"] == 0 and faults.get("Sitter", 0) == 0  # the built programs played cleanly
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+def test_the_page_keeps_the_question_and_command_entries():
+    """The page's model (web/src/challenge_model.js) keeps ``question`` and a C entry through an
+    import and an export, writes version 2 then (and 1 without them), and the engine reads it."""
+    data = {**CHALLENGE, "entries": [*CHALLENGE["entries"],
+                                     {"name": "sitter", "code": "int main(){}\n", "language": "C"}]}
+    script = ROOT / "tests" / "challenge_question_roundtrip.mjs"
+    done = subprocess.run(["node", script], input=json.dumps(data), capture_output=True, text=True,
+                          timeout=120, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    out = json.loads(done.stdout)
+    assert out["exported"]["question"] == {"site": "codegolf", "id": QUESTION}
+    assert out["exported"]["version"] == 2 and out["exported"]["entries"][-1]["language"] == "C"
+    assert json.loads(challenge_json(load_challenge(json.dumps(out["exported"])))) == out["exported"]
+    assert out["plain"]["version"] == 1 and "question" not in out["plain"]
+    load_challenge(json.dumps(out["plain"]))
