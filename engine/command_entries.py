@@ -35,6 +35,7 @@ _BOUNDS = {"memory_mb": (64, 1 << 20), "tmp_mb": (1, 1 << 16), "processes": (1, 
 # A language's usual source file name: compilers go by the extension. Others get bot.txt
 # unless the commands file names the file.
 _EXTENSIONS = {
+    "python": ".py", "python3": ".py", "python2": ".py",
     "c": ".c", "c++": ".cpp", "cpp": ".cpp", "java": ".java", "javascript": ".js", "js": ".js",
     "node": ".js", "node.js": ".js", "nodejs": ".js", "typescript": ".ts", "go": ".go", "golang": ".go",
     "rust": ".rs", "ruby": ".rb", "perl": ".pl", "php": ".php", "lua": ".lua", "haskell": ".hs",
