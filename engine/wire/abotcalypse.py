@@ -240,7 +240,8 @@ SPEC = GameSpec(
     settings_type=AbotSettings, new_game=new_game, wire=sys.modules[__name__],
     min_bots=MIN_PLAYERS, max_bots=MAX_PLAYERS, players_setting="players", side_by_side=False,
     scoring="mean_score", script_mode="per_turn", renderer="abotcalypse",
-    examples_package="engine.examples.abotcalypse", menu_order=3, min_score=0,
+    examples_package="engine.examples.abotcalypse", menu_order=3,
+    min_score=0,
 )
 
 __all__ = [

@@ -101,7 +101,8 @@ SPEC = GameSpec(
     fields=(TIME_LIMIT, SettingField("max_moves", "Max moves", 1, 100_000, "moves before the game ends")),
     settings_type=AtomasSettings, new_game=rules.new_game, wire=sys.modules[__name__],
     min_bots=1, max_bots=8, players_setting=None, side_by_side=True, scoring="mean_score",
-    script_mode="per_move", renderer="atomas", examples_package="engine.examples.atomas", menu_order=2, min_score=0,
+    script_mode="per_move", renderer="atomas", examples_package="engine.examples.atomas", menu_order=2,
+    min_score=0,
 )
 
 __all__ = ["AtomasView", "BLACK", "CLONE", "MINUS", "PLUS", "FunctionClient", "parse_answer",

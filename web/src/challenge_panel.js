@@ -611,6 +611,22 @@ export class ChallengePanel {
 
   // The engine's final leaderboard of a tournament (rows with place and name, ranked by the
   // engine): where your bot placed, when it was your bot's run.
+  // A tournament's first fault per entry ({name: {line, game, turn}}), marked on its line in
+  // the editor that shows that entry's code: the open entry's, or "Your bot" after its run.
+  markProblems(problems) {
+    if (!problems || typeof problems !== "object") return;
+    const where = (p) => [Number.isInteger(p.game) ? `game ${p.game + 1}` : "",
+      !Number.isInteger(p.turn) ? "" : p.turn === 0 ? "at the start" : `turn ${p.turn}`].filter(Boolean).join(", ");
+    const open = this.body && model.entry(this.body.id);
+    for (const [name, p] of Object.entries(problems)) {
+      if (!p || !Number.isInteger(p.line)) continue;
+      if (open && open.name === name) this.body.editor.markFault(p.line, where(p) || "loading the bot");
+      if (this.yourRun && this.yourRun.name === name && this.yourEditor) {
+        this.yourEditor.markFault(p.line, where(p) || "loading the bot");
+      }
+    }
+  }
+
   showRank(rows) {
     if (!this.yourRun || !Array.isArray(rows)) return;
     const mine = rows.find((r) => r && r.name === this.yourRun.name);

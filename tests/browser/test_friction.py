@@ -1,0 +1,156 @@
+"""Issue 18's friction points, for every registered game: a fault names its game, turn and
+line and marks the line in the bot's editor (match and tournament); the Mode help follows
+the game's seat count; on a phone the help folds away so that Run and the board come
+first; a match's share link either repeats the sender's result in a fresh browser (secret
+and step budget carried) or says plainly that it will not."""
+from __future__ import annotations
+
+import re
+
+import pytest
+from conftest import Arena
+from playwright.sync_api import expect
+
+from engine.registry import games
+
+pytestmark = pytest.mark.browser
+
+PHONE = {"width": 390, "height": 844}
+BUDGET = 1_000_000  # steps a move may take: the same games on every machine
+SPECS = {spec.name: spec for spec in games()}
+GAMES = list(SPECS)
+FAULTY = "def move(view):\n    x = 1\n    return 1 / 0\n"  # faults on line 3, every move
+SHORT = {"atomas": ("Max moves", 40), "abotcalypse": ("Max turns", 40)}  # quick games
+
+
+def _short(arena: Arena, game: str) -> None:
+    if game in SHORT:
+        label, value = SHORT[game]
+        arena.label(label).fill(str(value))
+    arena.label("Step budget").fill(str(BUDGET))
+
+
+def _check_mode_help(page, game: str) -> None:
+    spec = SPECS[game]
+    text = page.locator("#mode-help .match-only").inner_text()
+    if spec.side_by_side:
+        assert "one-player" in text and "play each other" not in text, text
+    else:
+        assert "play each other" in text, text
+    tournament = page.locator("#mode-help .tournament-only").text_content()
+    assert ("same seeds alone" in tournament) == spec.side_by_side, tournament
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_a_fault_names_game_turn_and_line_and_marks_the_line(arena, results_dir, game):
+    page = arena.page
+    arena.setup(game=game, games=2, seed=5)
+    _short(arena, game)
+    _check_mode_help(page, game)
+
+    # A match: the console names game, turn and line; the line is marked in the editor.
+    arena.set_bot(1, FAULTY, name="faulty")
+    arena.run(600_000)
+    console = arena.console(1)
+    expect(console).to_contain_text(re.compile(r"line 3: .*ZeroDivisionError.*\(game 1, turn \d+\)"))
+    expect(console).to_contain_text(re.compile(r"\(game 2, turn \d+\)"))
+    code = arena.label("Bot 1 code")
+    marked = code.locator(".cm-fault-line")
+    expect(marked).to_have_count(1)
+    expect(marked).to_contain_text("return 1 / 0")
+    expect(marked.locator(".cm-fault-note")).to_have_text(re.compile(r"fault here: game 1, turn \d+$"))
+    page.screenshot(path=str(results_dir / f"fault-line-{game}.png"))
+    code.click()
+    page.keyboard.press("Control+End")
+    page.keyboard.type("\n")
+    expect(marked).to_have_count(0)  # an edit clears the mark: the line may have changed
+
+    # A tournament: the entry's first error names game and turn; its editor marks the line.
+    page.get_by_role("radio", name="Tournament").check()
+    entry = page.evaluate("(code) => window.kothArena.challenge.addEntry(code, 'faulty')", FAULTY)
+    page.evaluate("(id) => window.kothArena.challenge.openEntry(id)", entry)
+    arena.setup(games=2, seed=5)
+    arena.start_run()
+    assert arena.wait_finished(600_000).startswith("Finished the tournament")
+    problems = page.get_by_role("list", name="Entries' first errors")
+    first_error = re.compile(r"faulty line 3: .*ZeroDivisionError.*\(game \d+, turn \d+\)")
+    expect(problems).to_contain_text(first_error)
+    entry_code = arena.label("faulty code")
+    expect(entry_code.locator(".cm-fault-line")).to_contain_text("return 1 / 0")
+    expect(entry_code.locator(".cm-fault-note")).to_have_text(re.compile(r"fault here: game \d+, turn \d+$"))
+
+
+def test_on_a_phone_the_help_folds_and_run_and_the_board_come_first(chromium, site_url, results_dir):
+    context = chromium.new_context(viewport=PHONE, is_mobile=True, has_touch=True)
+    try:
+        arena = Arena(context.new_page()).open(site_url)
+        page = arena.page
+        help_box = page.locator("#how-it-works")
+        expect(help_box).not_to_have_attribute("open", "")
+        expect(page.locator("#secret-help")).to_be_hidden()
+        for game in GAMES:
+            arena.setup(game=game)
+            _check_mode_help(page, game)
+            run = arena.button("Run").bounding_box()
+            board = page.locator("#board-area").bounding_box()
+            # within the first two screens of a phone, and the board before the seats' editors
+            assert run["y"] + run["height"] <= 2 * PHONE["height"], (game, run)
+            assert board["y"] <= 2 * PHONE["height"], (game, board)
+            assert board["y"] < arena.label("Bot 1 code").bounding_box()["y"], game
+        page.screenshot(path=str(results_dir / "phone-first-screens.png"))
+        page.get_by_text("How it works", exact=True).click()
+        expect(page.locator("#secret-help")).to_be_visible()
+        assert not arena.errors, arena.errors
+    finally:
+        context.close()
+
+
+def _open_fresh(chromium, link: str):
+    """The recipient: a new browser context (nothing saved), the link opened."""
+    context = chromium.new_context(viewport={"width": 1280, "height": 900})
+    context.set_default_timeout(30_000)
+    return context, Arena(context.new_page()).open(link)
+
+
+def _result_rows(arena: Arena) -> list[list[str]]:
+    rows = arena.results_table().locator("tbody tr")
+    return [[c.strip() for c in r.locator("th, td").all_inner_texts()] for r in rows.all()]
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_a_share_link_repeats_the_result_or_says_it_will_not(arena, chromium, game):
+    sender = arena
+    sender.setup(game=game, games=2, seed=11)
+    _short(sender, game)
+    sender.run(600_000)
+    sent = _result_rows(sender)
+    secret = re.search(r"Run with secret (\S+)\.", sender.status.inner_text()).group(1)
+
+    sender.button("Share link").click()
+    expect(sender.page.locator("#share-note")).to_contain_text("the same games, with the same result")
+    link = sender.label("Share link URL").input_value()
+
+    context, recipient = _open_fresh(chromium, link)
+    try:
+        expect(recipient.page.locator("#notice-text")).to_contain_text("Run plays the same games")
+        expect(recipient.label("Secret (optional)")).to_have_value(secret)
+        expect(recipient.label("Step budget")).to_have_value(str(BUDGET))
+        recipient.run(600_000)
+        assert _result_rows(recipient) == sent
+        assert f"Run with secret {secret}." in recipient.status.inner_text()
+        assert not recipient.errors, recipient.errors
+    finally:
+        context.close()
+
+    # Left out on purpose: the link says so, and so does the page that opens it.
+    sender.page.get_by_label("Include the secret (the recipient replays the same games)").uncheck()
+    sender.button("Share link").click()
+    expect(sender.page.locator("#share-note")).to_contain_text("leaves the secret out")
+    link = sender.label("Share link URL").input_value()
+    context, recipient = _open_fresh(chromium, link)
+    try:
+        expect(recipient.page.locator("#notice-text")).to_contain_text(
+            "This link does not carry the secret: your run will play different games than the sender's.")
+        expect(recipient.label("Secret (optional)")).to_have_value("")
+    finally:
+        context.close()
