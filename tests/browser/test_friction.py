@@ -5,16 +5,21 @@ first; a match's share link either repeats the sender's result in a fresh browse
 and step budget carried) or says plainly that it will not."""
 from __future__ import annotations
 
+import base64
+import json
 import re
+from pathlib import Path
 
 import pytest
 from conftest import Arena
 from playwright.sync_api import expect
+from test_authored_game import load_game, loaded_status
 
 from engine.registry import games
 
 pytestmark = pytest.mark.browser
 
+ROOT = Path(__file__).resolve().parents[2]
 PHONE = {"width": 390, "height": 844}
 BUDGET = 1_000_000  # steps a move may take: the same games on every machine
 SPECS = {spec.name: spec for spec in games()}
@@ -32,7 +37,7 @@ def _short(arena: Arena, game: str) -> None:
 
 def _check_mode_help(page, game: str) -> None:
     spec = SPECS[game]
-    text = page.locator("#mode-help .match-only").inner_text()
+    text = page.locator("#mode-help .match-only").text_content()
     if spec.side_by_side:
         assert "one-player" in text and "play each other" not in text, text
     else:
@@ -51,14 +56,9 @@ def test_a_fault_names_game_turn_and_line_and_marks_the_line(arena, results_dir,
     # A match: the console names game, turn and line; the line is marked in the editor.
     arena.set_bot(1, FAULTY, name="faulty")
     arena.run(600_000)
-    console = arena.console(1)
-    expect(console).to_contain_text(re.compile(r"line 3: .*ZeroDivisionError.*\(game 1, turn \d+\)"))
-    expect(console).to_contain_text(re.compile(r"\(game 2, turn \d+\)"))
+    _check_fault_located(arena)
     code = arena.label("Bot 1 code")
     marked = code.locator(".cm-fault-line")
-    expect(marked).to_have_count(1)
-    expect(marked).to_contain_text("return 1 / 0")
-    expect(marked.locator(".cm-fault-note")).to_have_text(re.compile(r"fault here: game 1, turn \d+$"))
     page.screenshot(path=str(results_dir / f"fault-line-{game}.png"))
     code.click()
     page.keyboard.press("Control+End")
@@ -78,6 +78,40 @@ def test_a_fault_names_game_turn_and_line_and_marks_the_line(arena, results_dir,
     entry_code = arena.label("faulty code")
     expect(entry_code.locator(".cm-fault-line")).to_contain_text("return 1 / 0")
     expect(entry_code.locator(".cm-fault-note")).to_have_text(re.compile(r"fault here: game \d+, turn \d+$"))
+
+    # The entry's example menu shows what the code is: its own, then the example chosen.
+    menu = arena.label("Start from an example")
+    expect(menu).to_have_value("")
+    example = list(SPECS[game].examples())[-1]
+    menu.select_option(example)
+    expect(menu).to_have_value(example)
+    expect(arena.label("Entry name")).to_have_value("faulty")  # a name the author gave stays
+    expect(entry_code.locator(".cm-fault-line")).to_have_count(0)
+
+
+def _check_fault_located(arena: Arena) -> None:
+    """Bot 1 ran FAULTY for 2 games: its console and its editor say where it faulted."""
+    console = arena.console(1)
+    expect(console).to_contain_text(re.compile(r"line 3: .*ZeroDivisionError.*\(game 1, turn \d+\)"))
+    expect(console).to_contain_text(re.compile(r"\(game 2, turn \d+\)"))
+    marked = arena.label("Bot 1 code").locator(".cm-fault-line")
+    expect(marked).to_have_count(1)
+    expect(marked).to_contain_text("return 1 / 0")
+    expect(marked.locator(".cm-fault-note")).to_have_text(re.compile(r"fault here: game 1, turn \d+$"))
+
+
+def test_an_authors_game_names_the_fault_and_its_help_follows_its_seats(arena):
+    """examples/games/landgrab.py (2 to 6 bots, all moving at once), loaded in the page."""
+    load_game(arena, (ROOT / "examples" / "games" / "landgrab.py").read_text(encoding="utf-8"))
+    expect(loaded_status(arena)).to_contain_text("Loaded Land Grab", timeout=60_000)
+    text = arena.page.locator("#mode-help .match-only").text_content()
+    assert "the bots below (2 to 6) play each other, all in the same game" in text, text
+    arena.setup(games=2, seed=3)
+    arena.label("Rounds").fill("8")
+    arena.label("Step budget").fill(str(BUDGET))
+    arena.set_bot(1, FAULTY, name="faulty")
+    arena.run(600_000)
+    _check_fault_located(arena)
 
 
 def test_on_a_phone_the_help_folds_and_run_and_the_board_come_first(chromium, site_url, results_dir):
@@ -152,5 +186,20 @@ def test_a_share_link_repeats_the_result_or_says_it_will_not(arena, chromium, ga
         expect(recipient.page.locator("#notice-text")).to_contain_text(
             "This link does not carry the secret: your run will play different games than the sender's.")
         expect(recipient.label("Secret (optional)")).to_have_value("")
+
+        # A link whose secret or budget is malformed is refused whole: a message, nothing changed.
+        shared = json.loads(base64.urlsafe_b64decode(link.split("#", 1)[1] + "=="))
+        budget = recipient.label("Step budget").input_value()
+        assert budget == str(BUDGET)  # the budget travels even without the secret
+        for bad, why in (({"secret": "x" * 257}, "its secret is not text"),
+                         ({"secret": 7}, "its secret is not text"),
+                         ({"budget": 0}, "its step budget is not a whole number"),
+                         ({"budget": "1e6"}, "its step budget is not a whole number")):
+            data = base64.urlsafe_b64encode(json.dumps({**shared, **bad}).encode()).decode()
+            recipient.page.goto(f"{link.split('#', 1)[0]}#{data.rstrip('=')}")
+            recipient.wait_ready()
+            expect(recipient.status).to_contain_text(f"Could not apply the shared link: {why}")
+            expect(recipient.label("Secret (optional)")).to_have_value("")
+            expect(recipient.label("Step budget")).to_have_value(budget)
     finally:
         context.close()
