@@ -34,8 +34,8 @@ export function tournamentHelp(spec, preset) {
   }
   const { lo, hi } = spec ? seats(spec, preset) : { lo: 2, hi: 2 };
   if (lo === 2 && hi === 2) return `${start} plays every other one (Games is games per pair, even), ${rank}.`;
-  return `${start} plays in balanced tables of ${lo === hi ? lo : `${lo} to ${hi}`} seats `
-    + `(Games is rounds), ${rank}.`;
+  const tables = lo === hi ? `tables of ${lo} seats` : `tables of up to ${hi} seats (as many as there are entries)`;
+  return `${start} plays in balanced ${tables} (Games is rounds, a seed each), ${rank}.`;
 }
 
 // Fills the Mode help's two spans (.match-only and .tournament-only inside `root`).
