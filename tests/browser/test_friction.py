@@ -46,8 +46,78 @@ def _check_mode_help(page, game: str) -> None:
     assert ("same seeds alone" in tournament) == spec.side_by_side, tournament
 
 
+def _open_fresh(chromium, link: str):
+    """The recipient: a new browser context (nothing saved), the link opened."""
+    context = chromium.new_context(viewport={"width": 1280, "height": 900})
+    context.set_default_timeout(30_000)
+    return context, Arena(context.new_page()).open(link)
+
+
+def _result_rows(arena: Arena) -> list[list[str]]:
+    rows = arena.results_table().locator("tbody tr")
+    return [[c.strip() for c in r.locator("th, td").all_inner_texts()] for r in rows.all()]
+
+
+def _share_journey(sender: Arena, chromium) -> None:
+    """The sender has just run a match: its share link repeats it in a fresh browser, or says
+    that it will not; a malformed secret or budget refuses the link whole."""
+    sent = _result_rows(sender)
+    secret = re.search(r"Run with secret (\S+)\.", sender.status.inner_text()).group(1)
+
+    sender.button("Share link").click()
+    expect(sender.page.locator("#share-note")).to_contain_text("the same games, with the same result")
+    link = sender.label("Share link URL").input_value()
+
+    context, recipient = _open_fresh(chromium, link)
+    try:
+        expect(recipient.page.locator("#notice-text")).to_contain_text("Run plays the same games")
+        expect(recipient.label("Secret (optional)")).to_have_value(secret)
+        expect(recipient.label("Step budget")).to_have_value(str(BUDGET))
+        recipient.run(600_000)
+        assert _result_rows(recipient) == sent
+        _check_fault_located(recipient)  # the same faults, located the same way
+        assert f"Run with secret {secret}." in recipient.status.inner_text()
+        assert not recipient.errors, recipient.errors
+    finally:
+        context.close()
+
+    # Left out on purpose: the link says so, and so does the page that opens it.
+    include = sender.page.get_by_label("Include the secret (the recipient replays the same games)")
+    include.uncheck()
+    sender.button("Share link").click()
+    expect(sender.page.locator("#share-note")).to_contain_text("leaves the secret out")
+    link = sender.label("Share link URL").input_value()
+    context, recipient = _open_fresh(chromium, link)
+    try:
+        expect(recipient.page.locator("#notice-text")).to_contain_text(
+            "This link does not carry the secret: your run will play different games than the sender's.")
+        expect(recipient.label("Secret (optional)")).to_have_value("")
+
+        # A link whose secret or budget is malformed is refused whole: a message, nothing changed.
+        shared = json.loads(base64.urlsafe_b64decode(link.split("#", 1)[1] + "=="))
+        budget = recipient.label("Step budget").input_value()
+        assert budget == str(BUDGET)  # the budget travels even without the secret
+        for bad, why in (({"secret": "x" * 257}, "its secret is not text"),
+                         ({"secret": 7}, "its secret is not text"),
+                         ({"budget": 0}, "its step budget is not a whole number"),
+                         ({"budget": "1e6"}, "its step budget is not a whole number")):
+            data = base64.urlsafe_b64encode(json.dumps({**shared, **bad}).encode()).decode()
+            recipient.page.goto(f"{link.split('#', 1)[0]}#{data.rstrip('=')}")
+            recipient.wait_ready()
+            expect(recipient.status).to_contain_text(f"Could not apply the shared link: {why}")
+            expect(recipient.label("Secret (optional)")).to_have_value("")
+            expect(recipient.label("Step budget")).to_have_value(budget)
+    finally:
+        context.close()
+    include.check()
+
+
 @pytest.mark.parametrize("game", GAMES)
-def test_a_fault_names_game_turn_and_line_and_marks_the_line(arena, results_dir, game):
+def test_a_fault_is_located_and_a_share_link_repeats_the_match(arena, chromium, results_dir, game):
+    """One journey per game: a match with a faulting bot (the fault located, its line marked),
+    its share link opened in a fresh browser (the same result, the same faults), a link that
+    leaves the secret out (said so), malformed links (refused), then a tournament's first
+    error located and marked in the entry's editor."""
     page = arena.page
     arena.setup(game=game, games=2, seed=5)
     _short(arena, game)
@@ -57,6 +127,7 @@ def test_a_fault_names_game_turn_and_line_and_marks_the_line(arena, results_dir,
     arena.set_bot(1, FAULTY, name="faulty")
     arena.run(600_000)
     _check_fault_located(arena)
+    _share_journey(arena, chromium)
     code = arena.label("Bot 1 code")
     marked = code.locator(".cm-fault-line")
     page.screenshot(path=str(results_dir / f"fault-line-{game}.png"))
@@ -139,67 +210,3 @@ def test_on_a_phone_the_help_folds_and_run_and_the_board_come_first(chromium, si
         context.close()
 
 
-def _open_fresh(chromium, link: str):
-    """The recipient: a new browser context (nothing saved), the link opened."""
-    context = chromium.new_context(viewport={"width": 1280, "height": 900})
-    context.set_default_timeout(30_000)
-    return context, Arena(context.new_page()).open(link)
-
-
-def _result_rows(arena: Arena) -> list[list[str]]:
-    rows = arena.results_table().locator("tbody tr")
-    return [[c.strip() for c in r.locator("th, td").all_inner_texts()] for r in rows.all()]
-
-
-@pytest.mark.parametrize("game", GAMES)
-def test_a_share_link_repeats_the_result_or_says_it_will_not(arena, chromium, game):
-    sender = arena
-    sender.setup(game=game, games=2, seed=11)
-    _short(sender, game)
-    sender.run(600_000)
-    sent = _result_rows(sender)
-    secret = re.search(r"Run with secret (\S+)\.", sender.status.inner_text()).group(1)
-
-    sender.button("Share link").click()
-    expect(sender.page.locator("#share-note")).to_contain_text("the same games, with the same result")
-    link = sender.label("Share link URL").input_value()
-
-    context, recipient = _open_fresh(chromium, link)
-    try:
-        expect(recipient.page.locator("#notice-text")).to_contain_text("Run plays the same games")
-        expect(recipient.label("Secret (optional)")).to_have_value(secret)
-        expect(recipient.label("Step budget")).to_have_value(str(BUDGET))
-        recipient.run(600_000)
-        assert _result_rows(recipient) == sent
-        assert f"Run with secret {secret}." in recipient.status.inner_text()
-        assert not recipient.errors, recipient.errors
-    finally:
-        context.close()
-
-    # Left out on purpose: the link says so, and so does the page that opens it.
-    sender.page.get_by_label("Include the secret (the recipient replays the same games)").uncheck()
-    sender.button("Share link").click()
-    expect(sender.page.locator("#share-note")).to_contain_text("leaves the secret out")
-    link = sender.label("Share link URL").input_value()
-    context, recipient = _open_fresh(chromium, link)
-    try:
-        expect(recipient.page.locator("#notice-text")).to_contain_text(
-            "This link does not carry the secret: your run will play different games than the sender's.")
-        expect(recipient.label("Secret (optional)")).to_have_value("")
-
-        # A link whose secret or budget is malformed is refused whole: a message, nothing changed.
-        shared = json.loads(base64.urlsafe_b64decode(link.split("#", 1)[1] + "=="))
-        budget = recipient.label("Step budget").input_value()
-        assert budget == str(BUDGET)  # the budget travels even without the secret
-        for bad, why in (({"secret": "x" * 257}, "its secret is not text"),
-                         ({"secret": 7}, "its secret is not text"),
-                         ({"budget": 0}, "its step budget is not a whole number"),
-                         ({"budget": "1e6"}, "its step budget is not a whole number")):
-            data = base64.urlsafe_b64encode(json.dumps({**shared, **bad}).encode()).decode()
-            recipient.page.goto(f"{link.split('#', 1)[0]}#{data.rstrip('=')}")
-            recipient.wait_ready()
-            expect(recipient.status).to_contain_text(f"Could not apply the shared link: {why}")
-            expect(recipient.label("Secret (optional)")).to_have_value("")
-            expect(recipient.label("Step budget")).to_have_value(budget)
-    finally:
-        context.close()
