@@ -204,7 +204,8 @@ def run_match(args: argparse.Namespace) -> int:
         _print_table(spec, settings, [b.name for b in bots], seed, summary, secret=secret)
         if args.log:
             for event in logs:
-                print(f"[{bots[event.bot].name} {event.stream}] {event.text.rstrip()}")
+                where = f" ({event.where()})" if event.stream in ("fault", "error") and event.where() else ""
+                print(f"[{bots[event.bot].name} {event.stream}] {event.text.rstrip()}{where}")
     return 0
 
 

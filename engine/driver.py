@@ -58,6 +58,17 @@ class BotEvent:
     stream: str  # "stdout", "stderr", "fault" or "error"
     text: str
     line: int | None = None
+    game: int | None = None  # a fault's game: 0-based, in its series (None: before any game)
+    turn: int | None = None  # a fault's turn: 1-based, as the viewer counts (0: the game's start)
+
+    def where(self, game: int | None = None) -> str:
+        """Where a fault happened, for people: "game 3, turn 14" (``game``, 0-based, overrides
+        the series' own number: a tournament's match index). The line is the text's own."""
+        number = self.game if game is None else game
+        parts = [] if number is None else [f"game {number + 1}"]
+        if self.turn is not None:
+            parts.append("at the start" if self.turn == 0 else f"turn {self.turn}")
+        return ", ".join(parts)
 
 
 @dataclass(slots=True)
@@ -87,9 +98,10 @@ def _output(bot: int, answer: BotAnswer) -> list[BotEvent]:
     return events
 
 
-def fault_event(bot: int, fault: Fault, frozen: bool = False) -> BotEvent:
+def fault_event(bot: int, fault: Fault, frozen: bool = False, game: int | None = None,
+                turn: int | None = None) -> BotEvent:
     suffix = " (the bot is now frozen)" if frozen else ""
-    return BotEvent(bot, "fault", f"{fault.kind.value}: {fault.message}{suffix}", fault.line)
+    return BotEvent(bot, "fault", f"{fault.kind.value}: {fault.message}{suffix}", fault.line, game, turn)
 
 
 def game_steps(spec: GameSpec, settings: Any, plan: GamePlan, bot_names: list[str],
@@ -112,7 +124,7 @@ def game_steps(spec: GameSpec, settings: Any, plan: GamePlan, bot_names: list[st
         if result.error:
             fault = session.fail_to_start(seat, result.error, result.line)
             if load_errors[bot] is None:  # a load error was reported once, when it happened
-                yield fault_event(bot, fault, True)
+                yield fault_event(bot, fault, True, plan.game_number, 0)
     while (requests := session.next_requests()) is not None:
         if len(requests) == 1:  # the common case, made quick
             request = requests[0]
@@ -129,8 +141,9 @@ def game_steps(spec: GameSpec, settings: Any, plan: GamePlan, bot_names: list[st
                                                      reply.elapsed_ms, reply.no_answer,
                                                      answer.over_budget, reply.steps_counted)})
             if played.faults:
+                turn = len(session.record["turns"])
                 for seat, fault in played.faults.items():
-                    yield fault_event(seats[seat], fault, seat in played.frozen_now)
+                    yield fault_event(seats[seat], fault, seat in played.frozen_now, plan.game_number, turn)
             yield TurnPlayed(played.turn, played)
             continue
         calls = [Call(seats[r.seat], "turn", r.message, r.seat) for r in requests]
@@ -147,8 +160,9 @@ def game_steps(spec: GameSpec, settings: Any, plan: GamePlan, bot_names: list[st
                                           reply.no_answer, answer.over_budget, reply.steps_counted)
         played = session.submit(answers)
         if played.faults:
+            turn = len(session.record["turns"])
             for seat, fault in played.faults.items():
-                yield fault_event(seats[seat], fault, seat in played.frozen_now)
+                yield fault_event(seats[seat], fault, seat in played.frozen_now, plan.game_number, turn)
         yield TurnPlayed(played.turn, played)
     for seat, bot in enumerate(seats):
         if load_errors[bot] is None:

@@ -17,6 +17,8 @@ Choices:
 - Other games rank by mean score per game, with a **Student t-interval** (exact for normal
   scores, and close for the means of a few dozen games; a seeded bootstrap would add
   randomness and cost for little gain). Fewer than two games give an unbounded interval.
+  The interval is **clipped to the scores' possible range** (a game's ``min_score``: no
+  built-in game scores below 0), so it never claims a mean no game could give.
 - Ties in the value are broken by the interval's lower end, then by name, so a ranking
   never depends on input order.
 - Two neighbours are **settled** when their 95% intervals do not overlap. That is
@@ -156,28 +158,31 @@ def t_quantile(p: float, df: int) -> float:
     return (low + high) / 2
 
 
-def mean_interval(scores: Sequence[float], confidence: float = CONFIDENCE) -> tuple[float, float]:
-    """Student t-interval for the mean score; unbounded with fewer than two scores."""
+def mean_interval(scores: Sequence[float], confidence: float = CONFIDENCE,
+                  min_score: float = -math.inf) -> tuple[float, float]:
+    """Student t-interval for the mean score, its lower end no lower than ``min_score``
+    (the lowest score a game can give); unbounded above with fewer than two scores."""
     n = len(scores)
     if n < 2:
-        return -math.inf, math.inf
+        return min_score, math.inf
     mean = math.fsum(scores) / n
     spread = math.sqrt(math.fsum((s - mean) ** 2 for s in scores) / (n - 1))
     half = t_quantile(0.5 + confidence / 2, n - 1) * spread / math.sqrt(n)
-    return mean - half, mean + half
+    return max(min_score, mean - half), mean + half
 
 
 def rank(standings: Sequence[Standing], by: str = WIN_RATE,
-         confidence: float = CONFIDENCE) -> list[Ranked]:
+         confidence: float = CONFIDENCE, min_score: float = -math.inf) -> list[Ranked]:
     """The standings in order, best first, each with its value and interval.
 
-    ``by`` is ``WIN_RATE`` (two-player games) or ``MEAN_SCORE`` (the others). Equal values
+    ``by`` is ``WIN_RATE`` (two-player games) or ``MEAN_SCORE`` (the others, whose
+    intervals start no lower than ``min_score``, the game's lowest possible score). Equal values
     share the ranking order by the interval's lower end, then name; places are 1, 2, 3...
     """
     if by == WIN_RATE:
         measured = [(s, s.win_rate, win_rate_interval(s, confidence)) for s in standings]
     elif by == MEAN_SCORE:
-        measured = [(s, s.mean_score, mean_interval(s.scores, confidence)) for s in standings]
+        measured = [(s, s.mean_score, mean_interval(s.scores, confidence, min_score)) for s in standings]
     else:
         raise ValueError(f"rank by {WIN_RATE!r} or {MEAN_SCORE!r}, not {by!r}")
     names = [s.name for s in standings]

@@ -70,6 +70,9 @@ class GameSpec:
     renderer: str  # the page's module web/src/games/<renderer>.js
     examples_package: str  # "engine.examples.<name>": its *.py files are the built-in bots
     menu_order: int = 100  # place in game lists (the page's menu, its first game): lower first, then by name
+    # The lowest score a seat can get (None: unknown, an author's game): a mean score's 95%
+    # interval is clipped to it, so no interval claims a mean no game could give.
+    min_score: float | None = None
     # An author's game (engine.game_api), read from its module: its example bots' sources, its
     # rules (the module's docstring) and the module itself, which travels to every process
     # that runs its code (``game_module``). Its code and its examples are untrusted.

@@ -283,7 +283,7 @@ def leaderboard_rows(ranking: list[Ranked], by: str) -> list[dict[str, Any]]:
             measure = f"{s.wins}/{s.draws}/{s.losses}"
             interval = f"{low:.0%}–{high:.0%} (win rate {r.value:.0%})"
         else:
-            half = (high - low) / 2
+            half = high - r.value  # the t-interval's half; its lower end may be clipped
             measure = f"{r.value:.1f} ± {half:.1f}" if half != float("inf") else f"{r.value:.1f}"
             interval = f"{low:.1f}–{high:.1f}" if half != float("inf") else "–"
         rows.append({"place": r.place, "name": r.name, "games": s.games, "wins": s.wins,
@@ -566,7 +566,8 @@ class Tournament:
         return standings_of(self.names, self.kind, self.ordered_results())
 
     def ranking(self) -> list[Ranked]:
-        return rank(self.standings(), self.by)
+        floor = self.spec.min_score
+        return rank(self.standings(), self.by, min_score=-math.inf if floor is None else floor)
 
     def to_json(self) -> dict:
         """The tournament's one JSON object: no timings, so equal runs give equal JSON."""

@@ -253,8 +253,13 @@ def run_settings(spec, request: dict, n_bots: int) -> dict:
 
 
 def _console(run: int, event: BotEvent) -> None:
+    """A bot's output or fault for its console; a fault says where (game and turn) in its
+    text, and ``where`` again for the mark on the faulting line in the bot's editor."""
+    where = event.where() if event.stream in ("fault", "error") else ""
+    text = cap_text(event.text, MAX_TEXT)
     _post({"type": "console", "run": run, "bot": event.bot, "stream": event.stream,
-           "text": cap_text(event.text, MAX_TEXT), "line": event.line})
+           "text": f"{text.rstrip()} ({where})" if where else text, "line": event.line,
+           "where": where or ("loading the bot" if event.stream == "error" else "")})
 
 
 def _percentiles(times: list[float]) -> dict:
@@ -453,7 +458,7 @@ class PageTournament:
                 name = names[step.bot]
                 if name not in self.problems:
                     self.problems[name] = {"text": step.text[:MAX_PROBLEM_CHARS], "line": step.line,
-                                           "game": match.index}
+                                           "game": match.index, "turn": step.turn}
 
     async def _call(self, group: int, step: Call, match) -> BotAnswer:
         if step.op == "load":

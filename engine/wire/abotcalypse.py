@@ -241,6 +241,7 @@ SPEC = GameSpec(
     min_bots=MIN_PLAYERS, max_bots=MAX_PLAYERS, players_setting="players", side_by_side=False,
     scoring="mean_score", script_mode="per_turn", renderer="abotcalypse",
     examples_package="engine.examples.abotcalypse", menu_order=3,
+    min_score=0,
 )
 
 __all__ = [

@@ -102,6 +102,7 @@ SPEC = GameSpec(
     settings_type=AtomasSettings, new_game=rules.new_game, wire=sys.modules[__name__],
     min_bots=1, max_bots=8, players_setting=None, side_by_side=True, scoring="mean_score",
     script_mode="per_move", renderer="atomas", examples_package="engine.examples.atomas", menu_order=2,
+    min_score=0,
 )
 
 __all__ = ["AtomasView", "BLACK", "CLONE", "MINUS", "PLUS", "FunctionClient", "parse_answer",

@@ -165,6 +165,7 @@ SPEC = GameSpec(
     settings_type=FlitSettings, new_game=rules.new_game, wire=sys.modules[__name__],
     min_bots=2, max_bots=4, players_setting="players", side_by_side=False, scoring="wins",
     script_mode="stream", renderer="flit", examples_package="engine.examples.flit", menu_order=1,
+    min_score=0,
 )
 
 __all__ = ["FlitView", "FunctionClient", "NEUTRAL", "answer_text", "message_lines", "observation",

@@ -286,7 +286,8 @@ def test_a_share_link_keeps_the_visitors_bots_and_restore_brings_them_back(open_
     notice = page.get_by_role("region", name="Notice")
     expect(notice).to_contain_text(
         "Opened a shared challenge: Atomas standard, seed 5, 10 games, Time limit (ms) 100, "
-        "Max moves 300, bots: sharer, second. Nothing runs until you press Run.")
+        "Max moves 300, bots: sharer, second. This link does not carry the secret: your run will play "
+        "different games than the sender's. Nothing runs until you press Run.")
     expect(notice).to_contain_text("The bots you had before opening a shared link are kept.")
     assert page.evaluate("window.kothArena.getCode(0)") == SHARED
     assert page.evaluate("window.kothArena.runsStarted") == 0

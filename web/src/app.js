@@ -5,6 +5,8 @@
 // kept in localStorage so a returning visitor's form is there before Python is).
 
 import { createEditor } from "./editor.js";
+import { collapseHelpOnPhones, showModeHelp } from "./help_text.js";
+import { readRepeat, recipientNote, rememberRunSecret, repeatFields } from "./share_repeat.js";
 import { BotConsole } from "./console.js";
 import { Viewer } from "./viewer.js";
 import { checkReplaySize, checkReplayText, seriesFromDocument } from "./replay.js";
@@ -44,6 +46,7 @@ const els = {
   saveWarning: $("save-warning"), saveWarningText: $("save-warning-text"),
   downloadBots: $("download-bots"), retrySave: $("retry-save"),
 };
+collapseHelpOnPhones(document.getElementById("how-it-works"));
 
 // ---- the games (the engine's specs) ------------------------------------------------------
 let specs = validSpecs(store.load("games", null)); // the cached copy until Python sends its own
@@ -609,6 +612,7 @@ function showGameInfo() {
     els.rules.textContent = `${spec.title || spec.name} rules for bot authors`;
   }
   els.gameSummary.textContent = spec && spec.summary ? String(spec.summary) : "";
+  showModeHelp(document.getElementById("mode-help"), spec, spec && presetOf(settings.game, gameSettings(settings.game).preset));
 }
 
 function showSettings() {
@@ -664,6 +668,7 @@ function bindSettings() {
     saveSettings();
     fillFields();
     showBots();
+    showGameInfo(); // the help follows the preset's seat count
   });
   const numeric = [[els.seed, "seed"], [els.games, "games"]];
   for (const [input, key] of numeric) {
@@ -733,11 +738,20 @@ function shareObject() {
   };
 }
 
+// The run's bots and settings as a key: a link repeats the secret a run of the same drew.
+function runKey() {
+  return JSON.stringify([shareObject(), settings.budget ?? null]);
+}
+
 async function shareLink() {
   saver.flush();
-  const url = `${location.origin}${location.pathname}${location.search}#${store.encodeShare(shareObject())}`;
+  const obj = shareObject();
+  const repeat = repeatFields({ key: runKey(), secretField: secretInput.value, budget: settings.budget ?? null,
+    include: $("share-secret").checked });
+  const url = `${location.origin}${location.pathname}${location.search}#${store.encodeShare({ ...obj, ...repeat.fields })}`;
   els.shareUrl.value = url;
   els.shareBox.hidden = false;
+  $("share-note").textContent = repeat.note;
   clearError();
   try {
     await navigator.clipboard.writeText(url);
@@ -767,9 +781,11 @@ function applyHash() {
   if (h.startsWith("s=")) h = h.slice(2);
   let parsed;
   let fields;
+  let repeat;
   try {
     const obj = store.decodeShare(h);
     parsed = store.checkShare(obj, gameNames(), MAX_PANELS);
+    repeat = readRepeat(obj);
     const g = parsed.settings.game;
     const spec = specOf(g);
     const name = parsed.settings.preset;
@@ -814,6 +830,14 @@ function applyHash() {
   gs.fields = fields;
   gs.count = parsed.bots.length;
   for (const k of ["seed", "games"]) if (k in s) settings[k] = s[k];
+  if (repeat.secret) {
+    secretInput.value = repeat.secret;
+    store.save("secret", repeat.secret);
+  }
+  if (repeat.budget) {
+    settings.budget = repeat.budget;
+    $("budget").value = String(repeat.budget);
+  }
   botsByGame[g] = after;
   store.save(`shared-bots:${g}`, after);
   saveSettings();
@@ -822,7 +846,8 @@ function applyHash() {
   history.replaceState(null, "", location.pathname + location.search);
   clearError();
   showSettings();
-  showNotice(`Opened a shared challenge: ${describeSettings(parsed.bots)}. Nothing runs until you press Run.`);
+  showNotice(`Opened a shared challenge: ${describeSettings(parsed.bots)}. ${recipientNote(repeat)} `
+    + "Nothing runs until you press Run.");
   setStatus("Applied the settings and bots from the shared link.");
   return true;
 }
@@ -1087,7 +1112,10 @@ function onMessage(m) {
     poolReady = Number(m.ready) || 0;
     return undefined;
   }
-  if (m.type === "tournament-done" && m.run === tournamentView.run) challengePanel.showRank(m.rows);
+  if (m.type === "tournament-done" && m.run === tournamentView.run) {
+    challengePanel.markProblems(m.problems);
+    challengePanel.showRank(m.rows);
+  }
   if (tournamentView.onMessage(m)) return undefined;
   if (!run || m.run !== run.id) return; // stale or unknown run
   switch (m.type) {
@@ -1112,6 +1140,9 @@ function onMessage(m) {
     case "console": {
       const p = panels[m.bot];
       if (p) p.console.write(m.stream || "stdout", m.text, m.line ?? null);
+      if (p && Number.isInteger(m.line) && (m.stream === "fault" || m.stream === "error")) {
+        p.editor.markFault(m.line, m.where || m.stream);
+      }
       break;
     }
     case "summary": {
@@ -1136,6 +1167,7 @@ function onMessage(m) {
       const s = m.series && Array.isArray(m.series.games) ? m.series : { games: [], mean_scores: [], wins: [] };
       run.summary = s;
       const secretNote = typeof m.secret === "string" ? `secret ${m.secret}` : "";
+      rememberRunSecret(run.key, m.secret);
       if (run.viewing) showResults(run.names, s, secretNote);
       setProgress(1, "Series progress");
       setStatus(`Finished: ${describeSummary(run.names, s)}${secretNote ? ` Run with ${secretNote}.` : ""}`);
@@ -1258,11 +1290,12 @@ async function startRun() {
     return;
   }
   if (run !== starting) return;
-  panels.forEach((p) => p.console.clear());
+  panels.forEach((p) => { p.console.clear(); p.editor.clearFaults(); });
   viewer.beginLive(renderer, run.names);
   showResults(run.names, { games: [], mean_scores: [], wins: [], scoring: spec.scoring }, "running");
   setProgress(0, "Series progress");
   setStatus(`Running ${games} game${games === 1 ? "" : "s"} of ${spec.title}…`);
+  run.key = runKey(); // a share link made after it repeats the secret it drew
   worker.postMessage({
     type: "run", run: run.id, game: g, preset: gameSettings(g).preset, settings: values, seed, games, bots,
     secret: secretInput.value || null, // empty: the controller draws one and reports it with "done"

@@ -283,12 +283,21 @@ export class ChallengePanel {
     ex.id = exLabel.htmlFor;
     ex.className = "entry-example";
     const examples = this.deps.examples();
-    ex.append(new Option(Object.keys(examples).length ? "Choose an example…" : "No examples yet", ""));
+    ex.append(new Option(Object.keys(examples).length ? "Own code" : "No examples yet", ""));
     for (const n of Object.keys(examples)) ex.append(new Option(n, n));
+    // The menu shows the example the code is (issue 18), "Own code" once it is not.
+    const showExample = (code) => { ex.value = Object.keys(examples).find((n) => examples[n] === code) ?? ""; };
+    showExample(entry.code);
     ex.addEventListener("change", () => {
-      const code = examples[ex.value];
-      if (typeof code === "string") this.body.editor.value = code; // onChange saves it
-      ex.value = "";
+      const chosen = ex.value;
+      const code = examples[chosen];
+      if (typeof code !== "string") return;
+      this.body.editor.value = code; // onChange saves it
+      const current = model.entry(entry.id);
+      // A name that was an example's (or the default) follows the example chosen, when free.
+      if (current && (Object.hasOwn(examples, current.name) || /^Entry( \d+)?$/.test(current.name))) {
+        model.renameEntry(entry.id, chosen); // taken: the name stays (a field's names are unique)
+      }
     });
     exWrap.append(exLabel, ex);
     row.append(exWrap);
@@ -297,7 +306,7 @@ export class ChallengePanel {
     el.append(row, nameError, host);
     const editor = this.deps.createEditor(host, {
       label: `${entry.name} code`, doc: entry.code,
-      onChange: (text) => model.editEntry(entry.id, { code: text }),
+      onChange: (text) => { model.editEntry(entry.id, { code: text }); showExample(text); },
     });
     this.body = { id: entry.id, el, editor, name };
     return el;
@@ -611,6 +620,22 @@ export class ChallengePanel {
 
   // The engine's final leaderboard of a tournament (rows with place and name, ranked by the
   // engine): where your bot placed, when it was your bot's run.
+  // A tournament's first fault per entry ({name: {line, game, turn}}), marked on its line in
+  // the editor that shows that entry's code: the open entry's, or "Your bot" after its run.
+  markProblems(problems) {
+    if (!problems || typeof problems !== "object") return;
+    const where = (p) => [Number.isInteger(p.game) ? `game ${p.game + 1}` : "",
+      !Number.isInteger(p.turn) ? "" : p.turn === 0 ? "at the start" : `turn ${p.turn}`].filter(Boolean).join(", ");
+    const open = this.body && model.entry(this.body.id);
+    for (const [name, p] of Object.entries(problems)) {
+      if (!p || !Number.isInteger(p.line)) continue;
+      if (open && open.name === name) this.body.editor.markFault(p.line, where(p) || "loading the bot");
+      if (this.yourRun && this.yourRun.name === name && this.yourEditor) {
+        this.yourEditor.markFault(p.line, where(p) || "loading the bot");
+      }
+    }
+  }
+
   showRank(rows) {
     if (!this.yourRun || !Array.isArray(rows)) return;
     const mine = rows.find((r) => r && r.name === this.yourRun.name);

@@ -5,6 +5,7 @@ import { EditorView, keymap } from "@codemirror/view";
 import { EditorState } from "@codemirror/state";
 import { indentWithTab } from "@codemirror/commands";
 import { python } from "@codemirror/lang-python";
+import { clearFaults, faultMarks, markFault } from "./fault_mark.js";
 import { defaultHighlightStyle, HighlightStyle, indentUnit, syntaxHighlighting } from "@codemirror/language";
 
 // CodeMirror's default colours, except the ones too light on white for WCAG AA (4.5:1):
@@ -25,6 +26,7 @@ export function createEditor(parent, { doc = "", label = "Code", onChange = null
         EditorState.tabSize.of(4),
         python(),
         syntaxHighlighting(readableColours), // replaces basicSetup's fallback style
+        faultMarks,
         EditorView.contentAttributes.of({ "aria-label": label }),
         EditorView.updateListener.of((u) => {
           if (u.docChanged && onChange) onChange(u.state.doc.toString());
@@ -38,6 +40,8 @@ export function createEditor(parent, { doc = "", label = "Code", onChange = null
     set value(text) {
       view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: String(text) } });
     },
+    markFault(line, note) { markFault(view, line, note); },
+    clearFaults() { clearFaults(view); },
     setLabel(l) {
       view.contentDOM.setAttribute("aria-label", l);
     },

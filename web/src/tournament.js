@@ -221,7 +221,8 @@ export class TournamentView {
       const li = el("li");
       li.append(el("strong", String(name)));
       const where = Number.isInteger(p.line) ? ` line ${p.line}:` : ":";
-      const game = Number.isInteger(p.game) ? ` (game ${p.game + 1})` : "";
+      const turn = !Number.isInteger(p.turn) ? "" : p.turn === 0 ? ", at the start" : `, turn ${p.turn}`;
+      const game = Number.isInteger(p.game) ? ` (game ${p.game + 1}${turn})` : "";
       li.append(document.createTextNode(`${where} ${String(p.text)}${game}`));
       return li;
     });
