@@ -42,7 +42,8 @@ BUDGET = 1_000_000  # steps a move may take: the same games on every machine
 LIMIT_MS = 10_000  # the wall-clock safety net, far above what a move needs
 SHORT = 6  # max moves / max turns / rounds: a few turns to watch, seconds to play
 LENGTH_FIELDS = ("max_moves", "max_turns", "rounds")
-RUN_MS = 300_000
+RUN_MS = 300_000  # a run of a few short games, at any load
+WAIT_MS = 30_000  # what follows a key press or a button (the page's engine may be checking)
 
 # A game with no length setting gets a bot that ends its games soon (else its examples).
 # Flit ends when every bot has passed in a row: these move a few times, then pass.
@@ -241,7 +242,7 @@ def watch_and_scrub(arena: Arena) -> None:
     labels = {}
     for key, turn in (("Home", 0), ("ArrowRight", 1), ("ArrowRight", 2), ("ArrowLeft", 1), ("End", last)):
         page.keyboard.press(key)
-        expect(scrub).to_have_value(str(turn))
+        expect(scrub).to_have_value(str(turn), timeout=WAIT_MS)
         labels[turn] = arena.canvas_label()
     assert len({labels[0], labels[1], labels[last]}) == 3, \
         f"watch and scrub: the board did not change: {labels}"
@@ -252,8 +253,8 @@ def errors_with_lines(arena: Arena, case: Case) -> None:
     arena.button("Run").click()
     status = arena.wait_finished(RUN_MS)
     assert status.startswith("Finished"), f"errors: the run did not finish: {status!r}"
-    expect(arena.console(1)).to_contain_text(f"line {RAISER_LINE}")
-    expect(arena.console(1)).to_contain_text("ValueError: bad move 1")
+    expect(arena.console(1)).to_contain_text(f"line {RAISER_LINE}", timeout=WAIT_MS)
+    expect(arena.console(1)).to_contain_text("ValueError: bad move 1", timeout=WAIT_MS)
 
 
 def shown_setup(page) -> dict:
@@ -289,7 +290,7 @@ def share_link(chromium, arena: Arena, case: Case, size: str):
 def tournament(arena: Arena, case: Case) -> list[str]:
     page = arena.page
     page.get_by_role("radio", name="Tournament").check()
-    expect(page.get_by_role("heading", name="Challenge", exact=True)).to_be_visible()
+    expect(page.get_by_role("heading", name="Challenge", exact=True)).to_be_visible(timeout=WAIT_MS)
     page.evaluate("() => { const c = window.kothArena.challenge; "
                   "for (const e of [...c.entries()]) c.deleteEntry(e.id); }")
     names = [f"entry {i + 1}" for i in range(max(2, case.seats()[0]))]
@@ -313,7 +314,7 @@ def trial_view(chromium, arena: Arena, visitor: Arena | None, case: Case, size: 
     page = arena.page
     page.get_by_role("button", name="Share challenge link", exact=True).click()
     box = page.get_by_label("Challenge link", exact=True)
-    expect(box).to_have_value(re.compile("#c="))
+    expect(box).to_have_value(re.compile("#c="), timeout=WAIT_MS)
     context = None
     if visitor is None:
         context, visitor = open_page(chromium, size, box.input_value())
@@ -324,9 +325,10 @@ def trial_view(chromium, arena: Arena, visitor: Arena | None, case: Case, size: 
         v.get_by_role("button", name="Load this game").click()
     expect(v.locator("#challenge-status")).to_contain_text(f"Opened “Trial of {case.spec.title}”",
                                                            timeout=60_000)
-    expect(v.get_by_role("button", name="Trial version")).to_have_attribute("aria-pressed", "true")
-    expect(v.locator("#trial-entries > li")).to_have_count(len(names))
-    expect(v.get_by_label("Your bot code", exact=True)).to_be_visible()
+    trial = v.get_by_role("button", name="Trial version")
+    expect(trial).to_have_attribute("aria-pressed", "true", timeout=WAIT_MS)
+    expect(v.locator("#trial-entries > li")).to_have_count(len(names), timeout=WAIT_MS)
+    expect(v.get_by_label("Your bot code", exact=True)).to_be_visible(timeout=WAIT_MS)
     assert not visitor.errors, visitor.errors
     return context
 
