@@ -1,5 +1,5 @@
 """Every page journey for every game (issue 18 item 1): for each game of the registry and each
-of its presets, and for an author's game (examples/games/landgrab.py, loaded as the page loads
+of its presets that seats a different number of bots, and for an author's game (examples/games/landgrab.py, loaded as the page loads
 one), at desktop and phone sizes, one page walks the journeys in turn: first visit, reload
 mid-edit, paste and run, watch and scrub, errors with line numbers, share link opened in a
 fresh context, tournament and leaderboard, trial view, snippet export. Choosing the game,
@@ -82,7 +82,15 @@ class Case:
 
 
 def _cases() -> list[Case]:
-    cases = [Case(spec, preset.name) for spec in games() for preset in spec.presets]
+    """Each game's presets that seat a different number of bots (Flit trial and full; one of
+    aBOTcalypse's two, which differ only in the board's size and length), and an author's game."""
+    cases: list[Case] = []
+    for spec in games():
+        seen: set[tuple[int, int]] = set()
+        for preset in spec.presets:
+            if spec.bot_range(preset.name) not in seen:
+                seen.add(spec.bot_range(preset.name))
+                cases.append(Case(spec, preset.name))
     authored = bot_side_spec(LANDGRAB)
     return [*cases, Case(authored, authored.default_preset, LANDGRAB)]
 
