@@ -146,11 +146,12 @@ export class ReplayFiles {
 }
 
 // Files dropped anywhere on `target` open as replays (one file at a time); what is not a
-// file (dragged text, a link) is left to the browser.
+// file (dragged text, a link), or a drop a part of the page took (the Challenge section's
+// challenge files), is left alone.
 export function bindDrop(target, open, error) {
   const carriesFiles = (ev) => ev.dataTransfer && Array.from(ev.dataTransfer.types || []).includes("Files");
   target.addEventListener("dragover", (ev) => {
-    if (!carriesFiles(ev)) return;
+    if (!carriesFiles(ev) || ev.defaultPrevented) return;
     ev.preventDefault();
     ev.dataTransfer.dropEffect = "copy";
     document.body.classList.add("dropping");
@@ -158,7 +159,7 @@ export function bindDrop(target, open, error) {
   target.addEventListener("dragleave", () => document.body.classList.remove("dropping"));
   target.addEventListener("drop", (ev) => {
     document.body.classList.remove("dropping");
-    if (!carriesFiles(ev)) return;
+    if (!carriesFiles(ev) || ev.defaultPrevented) return;
     ev.preventDefault();
     const files = Array.from(ev.dataTransfer.files || []);
     if (files.length !== 1) {
