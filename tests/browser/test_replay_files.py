@@ -68,16 +68,17 @@ def test_a_match_runs_games_download_and_open_again_by_picker_and_by_drop(arena,
     played = _scores(arena)
     assert len(played) == 2
 
-    # one game: downloaded, then dropped on the board
+    everything = _download(page, arena.button("Download all games shown"))
     page.get_by_label("Game record").select_option(index=1)
     one = _download(page, arena.button("Download this game"))
     assert json.loads(one)["kind"] == "game"
+
+    # one game, dropped on the board
     page.evaluate(DROP_JS, ["one-game.json", one])
     _opened(arena, "one-game.json")
     assert _scores(arena) == [played[1]]
 
-    # the whole run: downloaded, then opened with the file picker
-    everything = _download(page, arena.button("Download all games shown"))
+    # the whole run, opened with the file picker
     path = tmp_path / "run.json"
     path.write_text(everything, encoding="utf-8")
     arena.label("Open replay…").set_input_files(str(path))
