@@ -134,6 +134,7 @@ def test_a_tournament_as_markdown_as_one_file_and_one_game_as_a_link(arena, chro
         c.addEntries(list); }""", challenge["entries"])
     arena.label("Secret (optional)").fill(challenge["secret"])
     arena.label("Step budget").fill(str(BUDGET))
+    page.locator("#challenge-title").fill(challenge["title"])
     expect(arena.button("Copy as Markdown")).to_be_disabled()
     arena.start_run()
     assert arena.wait_finished(300_000).startswith("Finished the tournament: 6 games")
