@@ -183,7 +183,8 @@ def test_a_tournament_as_markdown_as_one_file_and_one_game_as_a_link(arena, chro
         expect(status).to_contain_text("as the link says", timeout=300_000)
         records = other.evaluate("window.kothArena.viewer.tracks.map((t) => t.record)")
         assert [r["result"]["scores"] for r in records] == [watched["result"]["scores"]]
-        assert records[0]["seed"] == watched["seed"] and records[0]["bots"] == watched["bots"]
+        assert records[0]["seed"] == watched["seed"]
+        assert records[0]["bots"] == [n[:40] for n in watched["bots"]]  # a match run's names: 40 at most
         # a damaged link: one clear message, the page as it was
         before = other.evaluate("window.kothArena.getCode(0)")
         other.goto(url[: url.index("#g=") + 3] + "AAAA" + data[4:40])
