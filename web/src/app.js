@@ -23,7 +23,7 @@ import { Python2Panel, languageField, languageOf, onPython2Message } from "./pyt
 import { GameEditor } from "./game_editor.js";
 import { ReplayFiles, bindDrop } from "./replay_files.js";
 import { TournamentFiles } from "./tournament_files.js";
-import { GAME_LINK_PREFIX, LinkContexts, readGameLink, runRequest, verdict } from "./game_link.js";
+import { GAME_LINK_PREFIX, LinkContexts, gameLinkData, readGameLink, runRequest, verdict } from "./game_link.js";
 
 const MAX_PANELS = 8; // no game takes more bots than this (the spec's max_bots)
 const ENTRY_OPTION = "entry:"; // a seat's example menu value for an entry of the challenge
@@ -1754,6 +1754,7 @@ window.kothArena = {
   tournament: tournamentView,
   replayFiles,
   tournamentFiles,
+  gameLinkData, // scripts/link_sizes
   currentChallenge,
   gameEditor,
 };
