@@ -599,7 +599,7 @@ def tournament_file(run: int, what: str, date: str) -> str:
             public_secret=c.secret)})
     if what != "bundle":
         return json.dumps({"error": f"no tournament file {what!r}"})
-    missing = [i + 1 for i in sorted(t.results) if i not in page.replays]
+    missing = [i + 1 for i, r in sorted(t.results.items()) if r.error is None and i not in page.replays]
     if missing or not page.replays:
         return json.dumps({"error": f"game {missing[0] if missing else 1} has no replay kept: download the "
                                     "games one by one"})

@@ -71,6 +71,7 @@ export async function readGameLink(data, specs) {
 
 export function checkGameLink(body, specs) {
   if (!isObj(body) || body.v !== 1) throw new LinkError("it is not a game link this page reads (v 1)");
+  body = { ...body, preset: body.preset ?? null, secret: body.secret ?? null, budget: body.budget ?? null };
   const spec = specs.find((s) => s.name === body.game);
   if (!spec) throw new LinkError(`it is a game of ${JSON.stringify(String(body.game).slice(0, 40))}, which this page does not have`);
   if (body.preset !== null && (typeof body.preset !== "string"

@@ -135,11 +135,13 @@ export class ReplayFiles {
     this.linkBox.hidden = false;
     try {
       await navigator.clipboard.writeText(url);
-      this.hooks.status(`Link to this game copied (${url.length.toLocaleString("en")} characters): it plays the game again with the engine.`);
+      this.hooks.status(`Link to this game copied (${url.length.toLocaleString("en")} characters): it plays the game again `
+        + "with the engine, and carries the bots' code and the run's secret.");
     } catch {
       this.linkUrl.focus();
       this.linkUrl.select();
-      this.hooks.status(`Link to this game ready (${url.length.toLocaleString("en")} characters): copy it from the box.`);
+      this.hooks.status(`Link to this game ready (${url.length.toLocaleString("en")} characters; it carries the bots' `
+        + "code and the run's secret): copy it from the box.");
     }
     return undefined;
   }

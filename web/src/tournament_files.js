@@ -57,7 +57,10 @@ export class TournamentFiles {
   }
 
   ask(what, then) {
-    if (this.view.run === null || !this.view.result) return;
+    if (this.view.run === null || !this.view.result) {
+      this.hooks.error("No finished tournament is on show to save.");
+      return;
+    }
     this.pending = { what, then, run: this.view.run };
     this.send({ type: "tournament-file", run: this.view.run, what, date: new Date().toISOString().slice(0, 10) });
   }
