@@ -27,7 +27,8 @@ from engine.entries import (
 from engine.games.randomness import check_secret, new_secret
 from engine.match import BotEvent, run_series
 from engine.registry import game_names, games, get_game
-from engine.replay import MAX_DOCUMENT_CHARS, ReplayError, verify_document
+from engine.replay import MAX_DOCUMENT_CHARS, ReplayError
+from engine.replay_bundle import verify_any
 
 EXIT_USAGE = 2
 EXIT_REFUSED = 1  # `replay`: the file does not verify
@@ -324,7 +325,7 @@ def run_replay(args: argparse.Namespace) -> int:
         sys.stderr.write(f"refused: {args.file} is not UTF-8 text ({exc.reason} at byte {exc.start})\n")
         return EXIT_REFUSED
     try:
-        document = verify_document(text)
+        document = verify_any(text)  # a game, a series, or a tournament's bundle
     except ReplayError as exc:
         sys.stderr.write(f"refused: {exc}\n")
         return EXIT_REFUSED

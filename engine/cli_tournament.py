@@ -17,6 +17,7 @@ import secrets
 import shlex
 import sys
 from contextlib import ExitStack
+from datetime import UTC, datetime
 from pathlib import Path
 
 from engine.challenge import Challenge, ChallengeError, load_challenge, read_challenge_text
@@ -80,6 +81,9 @@ def add_tournament_command(commands) -> None:
     tournament.add_argument("--max-games", type=positive, metavar="N",
                             help=f"--until-settled's cap: games per pair or per entry (default "
                                  f"{UNTIL_SETTLED_FACTOR} x --games)")
+    tournament.add_argument("--markdown", metavar="FILE",
+                            help="write the leaderboard as Markdown here, to paste into the question "
+                                 "(- for standard output)")
     add_question_arguments(tournament)
 
 
@@ -193,6 +197,10 @@ def run_tournament_command(args: argparse.Namespace) -> int:
         sys.stderr.write(f"error: {exc}\n")
         return EXIT_USAGE
     cap = args.max_games or UNTIL_SETTLED_FACTOR * tournament.games
+    if args.json and args.markdown == "-":
+        sys.stderr.write("error: --json and --markdown - both write to standard output: "
+                         "give --markdown a FILE\n")
+        return EXIT_USAGE
     if args.scheduler and args.jobs != 1:
         sys.stderr.write("error: --jobs and --scheduler do not go together (the cluster's workers play)\n")
         return EXIT_USAGE
@@ -209,15 +217,40 @@ def run_tournament_command(args: argparse.Namespace) -> int:
         if result.error is not None:
             seats = " vs ".join(tournament.names[e] for e in result.table)
             sys.stderr.write(f"game {result.index + 1} (seed {result.seed}, {seats}): {result.error}\n")
+    written = args.markdown is None or write_markdown(args, tournament)
     if args.json:
         out = tournament.to_json()
         if args.question is not None or args.commands is not None or skipped:
             out["skipped"] = skipped_json(skipped)
         print(json.dumps(out))
-    else:
+    elif args.markdown != "-":
         print_leaderboard(tournament)
     report_skipped(skipped)
-    return 0
+    return 0 if written else EXIT_USAGE
+
+
+def write_markdown(args: argparse.Namespace, tournament: Tournament) -> bool:
+    """``--markdown FILE``: the leaderboard as the page's *Copy as Markdown* gives it
+    (``engine.leaderboard_markdown``); False (after one line on stderr) when it cannot be written."""
+    from engine import __version__
+    from engine.leaderboard_markdown import challenge_credits, tournament_markdown
+
+    challenge = read_challenge(args.challenge) if args.challenge is not None else None
+    public = challenge.secret if challenge is not None and args.secret is None else None
+    text = tournament_markdown(
+        tournament, challenge_credits(challenge) if challenge else None,
+        date=datetime.now(UTC).date().isoformat(), version=__version__,
+        title=challenge.title if challenge else None, public_secret=public)
+    if args.markdown == "-":
+        sys.stdout.write(text)
+        return True
+    try:
+        Path(args.markdown).write_text(text, encoding="utf-8")
+    except OSError as exc:
+        sys.stderr.write(f"error: cannot write the Markdown leaderboard {args.markdown}: "
+                         f"{exc.strerror or exc}\n")
+        return False
+    return True
 
 
 def print_leaderboard(tournament: Tournament) -> None:

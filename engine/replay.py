@@ -49,11 +49,9 @@ class ReplayError(ValueError):
 
 
 # -- reading -----------------------------------------------------------------------------------
-def load_document(text: str) -> dict:
-    """Parse a replay file (a series or a single game) within the size caps; raises ReplayError.
-
-    Only the outer structure is checked here; ``verify_document`` checks the rest.
-    """
+def parse_document(text: str) -> dict:
+    """Parse a replay file within the size caps: a JSON object of a readable schema_version
+    (a series, a game, or a tournament's bundle: ``engine.replay_bundle``); raises ReplayError."""
     if not isinstance(text, str):
         raise ReplayError("a replay is text")
     if len(text) > MAX_DOCUMENT_CHARS:
@@ -72,6 +70,20 @@ def load_document(text: str) -> dict:
     if version not in READABLE_VERSIONS or isinstance(version, bool):
         raise ReplayError(f"unsupported schema_version {_show(version)} "
                           f"(this version reads {' and '.join(map(str, READABLE_VERSIONS))})")
+    return document
+
+
+def load_document(text: str) -> dict:
+    """Parse a replay file (a series or a single game) within the size caps; raises ReplayError.
+
+    Only the outer structure is checked here; ``verify_document`` checks the rest.
+    """
+    return series_of(parse_document(text))
+
+
+def series_of(document: dict) -> dict:
+    """A parsed file as a series: a game on its own is a series of one game."""
+    version = document.get("schema_version")
     kind = document.get("kind")
     if kind == "game":
         # A game on its own is a series of one game whose bots are its seats (a record taken
@@ -97,7 +109,11 @@ def verify_document(text: str) -> dict:
 
     Raises ReplayError naming the first difference between the file and the rules.
     """
-    document = load_document(text)
+    return verify_series(load_document(text))
+
+
+def verify_series(document: dict) -> dict:
+    """``verify_document`` of a parsed series (``series_of``)."""
     spec = _document_game(document.get("game"))
     bots = _document_bots(spec, document.get("bots"))
     secret = _secret(document)

@@ -32,7 +32,8 @@ from engine.game_proxy import GameCodeError
 from engine.games.randomness import check_secret, new_secret
 from engine.page_game import GameStopped, load_game_json
 from engine.registry import games, get_game
-from engine.replay import ReplayError, verify_document
+from engine.replay import ReplayError
+from engine.replay_bundle import verify_any
 from engine.series import GameFinished, series_steps
 from engine.timing import hard_limit_ms
 
@@ -298,14 +299,14 @@ def games_json() -> str:
 
 
 def verify_replay(text: str) -> str:
-    """A replay file the visitor opened, re-run through the rules by ``verify_document``.
+    """A replay file the visitor opened, re-run through the rules by ``verify_any``.
 
     Returns JSON: ``{"document": ...}`` (its summary recomputed by the engine) or
     ``{"error": ...}`` naming the first difference. The file is untrusted: any failure is
     an error message, never an exception out of the controller.
     """
     try:
-        document = verify_document(text)
+        document = verify_any(text)  # a game, a series, or a tournament's bundle
     except ReplayError as exc:
         return json.dumps({"error": str(exc)})
     except Exception as exc:  # noqa: BLE001 - a file from anywhere must end in a message
@@ -384,6 +385,7 @@ class PageTournament:
         except ChallengeError as exc:
             raise ValueError(f"the challenge: {exc}") from None
         self.title = challenge.title
+        self.challenge = challenge  # its entries' authors and links, its secret (Markdown)
         self.budget = _int_or_none(request.get("budget"))
         if self.budget is not None and self.budget < 1:
             raise ValueError(f"the step budget is a positive whole number, not {self.budget}")
@@ -579,6 +581,40 @@ def tournament_replay(run: int, index: int) -> str:
     if page is None:
         return json.dumps({"error": "that tournament's games are no longer kept"})
     return json.dumps(page.replay(int(index)))
+
+
+def tournament_file(run: int, what: str, date: str) -> str:
+    """The latest tournament as a file (web/src/tournament_files.js): ``what`` "markdown",
+    its leaderboard as ``python -m engine tournament --markdown`` writes it
+    (engine.leaderboard_markdown; ``date``: the day, ISO), or "bundle", every kept game's
+    replay in one tournament file (engine.replay_bundle). JSON ``{text}`` or ``{error}``."""
+    from engine import __version__
+    from engine.leaderboard_markdown import challenge_credits, tournament_markdown
+    from engine.replay import MAX_DOCUMENT_CHARS
+    from engine.replay_bundle import tournament_bundle
+
+    page = tournaments.get(int(run))
+    if page is None:
+        return json.dumps({"error": "that tournament is no longer kept"})
+    t = page.tournament
+    if what == "markdown":
+        c = page.challenge
+        return json.dumps({"text": tournament_markdown(
+            t, challenge_credits(c), date=str(date)[:10], version=__version__, title=c.title or None,
+            public_secret=c.secret)})
+    if what != "bundle":
+        return json.dumps({"error": f"no tournament file {what!r}"})
+    missing = [i + 1 for i, r in sorted(t.results.items()) if r.error is None and i not in page.replays]
+    if missing or not page.replays:
+        return json.dumps({"error": f"game {missing[0] if missing else 1} has no replay kept: download the "
+                                    "games one by one"})
+    matches = [json.loads(zlib.decompress(page.replays[i])) for i in sorted(page.replays)]
+    text = json.dumps(tournament_bundle(t.spec.name, t.names, matches))
+    if len(text) > MAX_DOCUMENT_CHARS:
+        return json.dumps({"error": f"all the games make {len(text) / 2**20:.0f} MB, more than a replay "
+                                    f"file may hold ({MAX_DOCUMENT_CHARS // 2**20} MB): download the "
+                                    "games one by one"})
+    return json.dumps({"text": text})
 
 
 # ---- a Stack Snippet of the challenge (issue 9; web/src/snippet_export.js) ------------------

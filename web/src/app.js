@@ -23,6 +23,9 @@ import { LINK_PREFIX } from "./challenge_link.js";
 import { TournamentView } from "./tournament.js";
 import { Python2Panel, languageField, languageOf, onPython2Message } from "./python2.js";
 import { GameEditor } from "./game_editor.js";
+import { ReplayFiles, bindDrop } from "./replay_files.js";
+import { TournamentFiles } from "./tournament_files.js";
+import { GAME_LINK_PREFIX, LinkContexts, gameLinkData, readGameLink, runRequest, verdict } from "./game_link.js";
 
 const MAX_PANELS = 8; // no game takes more bots than this (the spec's max_bots)
 const ENTRY_OPTION = "entry:"; // a seat's example menu value for an entry of the challenge
@@ -769,6 +772,11 @@ async function shareLink() {
 function applyHash() {
   let h = location.hash.replace(/^#/, "");
   if (!h) return false;
+  if (h.startsWith(GAME_LINK_PREFIX)) { // one game, played again (game_link.js)
+    if (!specs.length) hashPending = true;
+    else openGameLink(h.slice(GAME_LINK_PREFIX.length));
+    return true;
+  }
   if (h.startsWith(LINK_PREFIX)) { // a whole challenge (challenge_panel.js); older links below
     challengePanel.openLink(h.slice(LINK_PREFIX.length));
     return true;
@@ -1116,6 +1124,7 @@ function onMessage(m) {
     challengePanel.markProblems(m.problems);
     challengePanel.showRank(m.rows);
   }
+  if (tournamentFiles.onMessage(m)) return undefined;
   if (tournamentView.onMessage(m)) return undefined;
   if (!run || m.run !== run.id) return; // stale or unknown run
   switch (m.type) {
@@ -1138,7 +1147,7 @@ function onMessage(m) {
       break;
     }
     case "console": {
-      const p = panels[m.bot];
+      const p = run.link ? null : panels[m.bot]; // a linked game's bots are not the panels'
       if (p) p.console.write(m.stream || "stdout", m.text, m.line ?? null);
       if (p && Number.isInteger(m.line) && (m.stream === "fault" || m.stream === "error")) {
         p.editor.markFault(m.line, m.where || m.stream);
@@ -1171,6 +1180,7 @@ function onMessage(m) {
       if (run.viewing) showResults(run.names, s, secretNote);
       setProgress(1, "Series progress");
       setStatus(`Finished: ${describeSummary(run.names, s)}${secretNote ? ` Run with ${secretNote}.` : ""}`);
+      if (run.link) linkedGameDone(run.link, s);
       finishRun();
       break;
     }
@@ -1190,6 +1200,7 @@ function onMessage(m) {
       break;
   }
   if (!run) sendReplayCheck(); // a replay file opened during the run is checked now
+  if (!run && linkedGame) playLinkedGame();
 }
 
 // The engine's summary in a line: wins, or mean scores best first (its ranking).
@@ -1236,6 +1247,7 @@ function onStatus(m) {
       replayCheck = null;
     }
     sendReplayCheck();
+    playLinkedGame();
   } else {
     if (!run) {
       setStatus(`${m.message || "Loading Python…"} ${replayWaitNote()}`.trim());
@@ -1296,6 +1308,7 @@ async function startRun() {
   setProgress(0, "Series progress");
   setStatus(`Running ${games} game${games === 1 ? "" : "s"} of ${spec.title}…`);
   run.key = runKey(); // a share link made after it repeats the secret it drew
+  linkContexts.played(g, gameSettings(g).preset, settings.budget ?? null, spec.fields, bots, 40);
   worker.postMessage({
     type: "run", run: run.id, game: g, preset: gameSettings(g).preset, settings: values, seed, games, bots,
     secret: secretInput.value || null, // empty: the controller draws one and reports it with "done"
@@ -1585,7 +1598,9 @@ function startTournament() {
   }
   clearError();
   panels.forEach((p) => p.console.clear());
-  tournamentView.start(challenge, { parallel: settings.parallel ?? null, budget, focus: null });
+  if (tournamentView.start(challenge, { parallel: settings.parallel ?? null, budget, focus: null }) !== null) {
+    linkContexts.playedTournament(challenge, budget, specOf(challenge.game));
+  }
 }
 
 function readBudget() {
@@ -1657,6 +1672,73 @@ const gameEditor = new GameEditor($("game-editor-section"), {
 });
 challengeModel.bindGameModule((game) => gameEditor.loadedSource(game)); // its module travels with the challenge
 
+// ---- replay files, one-game links, the leaderboard as Markdown (replay_files.js, game_link.js,
+// tournament_files.js) -----------------------------------------------------------------------------
+const linkContexts = new LinkContexts();
+const replayFiles = new ReplayFiles({
+  container: $("replay-files"), viewer, linkContext: (record) => linkContexts.find(record),
+  status: setStatus, error: setError,
+});
+const tournamentFiles = new TournamentFiles({
+  container: $("tournament-files"), send: (message) => { if (worker) worker.postMessage(message); },
+  view: tournamentView, status: setStatus, error: setError,
+});
+bindDrop(document.body, (file) => openReplayFile(file), setError);
+let linkedGame = null; // a game link waiting for Python, or for the run on show to end
+
+async function openGameLink(data) {
+  let game;
+  try {
+    game = await readGameLink(data, specs);
+  } catch (e) {
+    setError(`This game link cannot be opened: ${e.message}. Nothing on the page was changed.`);
+    return;
+  }
+  linkedGame = game;
+  playLinkedGame();
+}
+
+// Plays the linked game again as a run of its own: the visitor's bots and settings stay.
+async function playLinkedGame() {
+  const game = linkedGame;
+  if (!game) return;
+  if (!worker || !ready || run) {
+    setStatus(`${game.label || "The linked game"} is played as soon as ${run ? "this run ends" : "Python is ready"}…`);
+    return;
+  }
+  linkedGame = null;
+  const spec = specOf(game.game);
+  clearError();
+  runCounter += 1;
+  store.save("run-counter", runCounter);
+  run = { id: runCounter, game: game.game, games: 1, names: game.bots.map((b) => b.name), records: [],
+    summary: null, viewing: true, link: game };
+  els.run.disabled = true;
+  els.stop.disabled = false;
+  const starting = run;
+  let renderer;
+  try {
+    renderer = await loadRenderer(spec.renderer);
+  } catch (e) {
+    setError(`Cannot show the linked game: the board for ${spec.title} did not load (${e.message}).`);
+    finishRun();
+    return;
+  }
+  if (run !== starting) return;
+  viewer.beginLive(renderer, run.names);
+  showResults(run.names, { games: [], mean_scores: [], wins: [], scoring: spec.scoring }, "running");
+  setStatus(`Playing ${game.label || "the linked game"} again from the link: ${run.names.join(" vs ")}, seed ${game.seed}…`);
+  linkContexts.played(game.game, game.preset, game.budget, spec.fields, game.bots, 40);
+  worker.postMessage(runRequest(game, run.id));
+}
+
+function linkedGameDone(game, summary) {
+  const first = summary.games && summary.games[0];
+  const [same, text] = verdict(game, first ? first.scores : null);
+  if (same) setStatus(text);
+  else setError(text);
+}
+
 // ---- wiring -----------------------------------------------------------------------------------
 bindTournament();
 if (specs.length) useSpecs(specs);
@@ -1703,6 +1785,9 @@ window.kothArena = {
   get embedded() { return embed ? { done: embedDone } : null; },
   challengePanel,
   tournament: tournamentView,
+  replayFiles,
+  tournamentFiles,
+  gameLinkData, // scripts/link_sizes
   currentChallenge,
   gameEditor,
 };

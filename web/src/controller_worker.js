@@ -842,6 +842,18 @@ function startTournament(data) {
   });
 }
 
+// The latest tournament as Markdown or as one replay file (main.py tournament_file).
+let tournamentFilePy = null;
+function tournamentFile(data) {
+  let reply;
+  try {
+    reply = JSON.parse(tournamentFilePy(Number(data.run), String(data.what), String(data.date ?? "")));
+  } catch (err) {
+    reply = { error: `the engine failed (${String(err).slice(0, 300)})` };
+  }
+  self.postMessage({ type: "tournament-file", run: data.run, what: data.what, ...reply });
+}
+
 function tournamentReplay(data) {
   let reply;
   try {
@@ -1005,6 +1017,7 @@ async function start() {
   checkChallengePy = main.check_challenge;
   runTournamentPy = main.run_tournament;
   tournamentReplayPy = main.tournament_replay;
+  tournamentFilePy = main.tournament_file;
   loadGamePy = main.load_game;
   const games = JSON.parse(main.games_json());
   mark("engine");
@@ -1148,6 +1161,9 @@ self.onmessage = (event) => {
     else queuedRuns.push(data);
   } else if (data.type === "tournament-replay") {
     if (tournamentReplayPy) tournamentReplay(data);
+  } else if (data.type === "tournament-file") {
+    if (tournamentFilePy) tournamentFile(data);
+    else self.postMessage({ type: "tournament-file", run: data.run, what: data.what, error: "Python is not ready" });
   } else if (data.type === "python2") {
     python2Request(data);
   } else if (data.type === "load_game") {
