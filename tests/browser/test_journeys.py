@@ -1,6 +1,7 @@
 """Every page journey for every game (issue 18 item 1): for each game of the registry and each
-of its presets that seats a different number of bots, and for an author's game (examples/games/landgrab.py, loaded as the page loads
-one), at desktop and phone sizes, one page walks the journeys in turn: first visit, reload
+of its presets that seats a different number of bots, and for an author's game
+(examples/games/landgrab.py, loaded as the page loads one), at desktop and phone sizes, one
+page walks the journeys in turn: first visit, reload
 mid-edit, paste and run, watch and scrub, errors with line numbers, share link opened in a
 fresh context, tournament and leaderboard, trial view, snippet export. Choosing the game,
 running and scrubbing are done from the keyboard alone (Tab, Enter, arrows).
