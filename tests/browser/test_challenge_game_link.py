@@ -76,7 +76,7 @@ def test_a_link_carries_the_authors_game_to_a_second_profile(open_arena, site_ur
         assert page.evaluate("window.kothArena.runsStarted") == 0
         assert _serious_violations(page) == []
         page.screenshot(path=str(results_dir / "challenge-game-prompt.png"), full_page=True)
-        page.get_by_role("button", name="Load this game").click()
+        page.get_by_role("button", name="Load this game", exact=True).click()
 
         expect(status(page)).to_contain_text("Opened “Trial of Lowest Unique”: 3 entries", timeout=60_000)
         assert challenge(page) == shared
@@ -121,7 +121,7 @@ def test_a_link_whose_game_does_not_load_says_why(open_arena, site_url, chromium
     link = f"{site_url.rstrip('/')}/#c={pack(arena.page, text)}"
     context, page, errors = visit(chromium, link)
     try:
-        page.get_by_role("button", name="Load this game").click()
+        page.get_by_role("button", name="Load this game", exact=True).click()
         expect(status(page)).to_contain_text("Could not open the challenge link: its game did not load: "
                                              "class Game has no method scores()", timeout=60_000)
         expect(status(page)).to_contain_text("Nothing was changed")

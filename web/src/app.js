@@ -738,7 +738,22 @@ function shareObject() {
     v: 1,
     settings: { game: g, preset: gameSettings(g).preset, seed: settings.seed, games: settings.games, ...fields },
     bots: botsOf(g).slice(0, n).map((b) => ({ name: b.name, code: b.code, ...languageField(b) })),
+    ...(gameEditor.loadedSource(g) ? { game_module: gameEditor.loadedSource(g) } : {}), // an author's game
   };
+}
+
+// A share link of an author's game carries its module: the visitor presses Load this game
+// (a stranger's code, shown first) and the link is applied once the game is known.
+function sharedGameModule(h) {
+  let obj;
+  try {
+    obj = store.decodeShare(h);
+  } catch {
+    return null; // applyHash says what is wrong with it
+  }
+  if (!obj || typeof obj.game_module !== "string" || typeof obj.settings?.game !== "string") return null;
+  if (gameEditor.loadedSource(obj.settings.game) === obj.game_module) return null;
+  return JSON.stringify({ game: obj.settings.game, game_module: obj.game_module });
 }
 
 // The run's bots and settings as a key: a link repeats the secret a run of the same drew.
@@ -787,6 +802,17 @@ function applyHash() {
   }
   hashPending = false;
   if (h.startsWith("s=")) h = h.slice(2);
+  const carried = sharedGameModule(h);
+  if (carried) {
+    challengePanel.loadCarriedGame(carried, "the shared link").then((loaded) => {
+      if (!loaded) return;
+      settings.mode = "match"; // the prompt is shown with the challenge; the link is a match's
+      saveSettings();
+      showMode();
+      applyHash();
+    });
+    return true;
+  }
   let parsed;
   let fields;
   let repeat;
