@@ -72,7 +72,8 @@ def visitor(open_arena, isolated_url):
     page.evaluate("(code) => window.kothArena.challenge.addEntries([{name: 'mine', code}])",
                   "def move(view):\n    return 0\n")
     arena.set_bot(1, "def move(view):\n    return 0, 0, 0, 0  # my own bot\n", name="my own")
-    page.wait_for_timeout(600)  # the page's debounced saves
+    # the page's debounced saves, however late their timer fires on a loaded machine
+    wait_until(page, "(localStorage.getItem('koth-arena:bots:flit') || '').includes('my own bot')", 30_000)
     before = _visitors_state(page)
     assert "mine" in json.dumps(before["challenge"]) and "my own bot" in before["bots"]
     return arena, before, isolated_url.rstrip("/") + "/"
