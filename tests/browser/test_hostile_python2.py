@@ -9,7 +9,7 @@ import re
 import time
 
 import pytest
-from conftest import wait_until
+from conftest import ROOMY_MS, wait_until
 from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
@@ -32,7 +32,7 @@ def conversions(controller) -> dict:
 
 
 def set_up(arena, literals: int) -> None:
-    arena.setup(game="flit", games=1, seed=3, time_limit_ms=1000)
+    arena.setup(game="flit", games=1, seed=3, time_limit_ms=ROOMY_MS)  # random: no faults asserted
     arena.set_bot(1, quadratic_answer(literals), name="quadratic")
     arena.label("Bot 1 language").select_option("python2")
     arena.label("Bot 2 example").select_option("random")
