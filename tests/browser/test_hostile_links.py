@@ -73,7 +73,10 @@ def visitor(open_arena, isolated_url):
                   "def move(view):\n    return 0\n")
     arena.set_bot(1, "def move(view):\n    return 0, 0, 0, 0  # my own bot\n", name="my own")
     # the page's debounced saves, however late their timer fires on a loaded machine
-    wait_until(page, "(localStorage.getItem('koth-arena:bots:flit') || '').includes('my own bot')", 30_000)
+    wait_until(page, """(() => {
+        const bot = JSON.parse(localStorage.getItem("koth-arena:bots:flit") || "[]")[0] || {};
+        return bot.name === "my own" && (bot.code || "").includes("my own bot");
+    })()""", 30_000)
     before = _visitors_state(page)
     assert "mine" in json.dumps(before["challenge"]) and "my own bot" in before["bots"]
     return arena, before, isolated_url.rstrip("/") + "/"
