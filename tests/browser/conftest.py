@@ -22,7 +22,7 @@ CHROMIUM_ARGS = [
     "--no-sandbox", "--disable-gpu", "--disable-background-networking",
     "--disable-component-update", "--disable-sync", "--no-first-run",
 ]
-READY_TIMEOUT_MS = 60_000
+READY_TIMEOUT_MS = 300_000  # a page boot: seconds idle; Python booted without the snapshot, far more at load
 # Nothing a test asserts may depend on the machine's speed (the suite runs at loads of 8-13
 # on 2 cores). A move's time limit where the clock is not the subject: far above what a
 # move costs there, first moves included. It costs nothing: no passing test waits for it.

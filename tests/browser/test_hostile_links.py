@@ -19,7 +19,7 @@ import zlib
 from pathlib import Path
 
 import pytest
-from conftest import wait_until
+from conftest import READY_TIMEOUT_MS, wait_until
 from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
@@ -54,7 +54,7 @@ def _visitors_state(page) -> dict:
 def _open(page, url: str) -> float:
     began = time.monotonic()
     page.goto(url)
-    wait_until(page, READY, 60_000)
+    wait_until(page, READY, READY_TIMEOUT_MS)
     return began
 
 

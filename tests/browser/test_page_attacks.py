@@ -11,7 +11,7 @@ import re
 import time
 
 import pytest
-from conftest import ROOMY_MS
+from conftest import READY_TIMEOUT_MS, ROOMY_MS
 from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
@@ -364,10 +364,10 @@ def test_content_security_policy_lets_the_page_work(chromium, isolated_url, plai
         page.on("console", lambda m: violations.append(m.text)
                 if "Content Security Policy" in m.text else None)
         page.goto(url)
-        _poll(page, "window.kothArena && window.kothArena.ready", 60)
+        _poll(page, "window.kothArena && window.kothArena.ready", READY_TIMEOUT_MS / 1000)
         page.get_by_label("Games", exact=True).fill("1")
         page.get_by_role("button", name="Run", exact=True).click()
-        _poll(page, "window.kothArena.runsStarted > 0 && window.kothArena.run === null", 60)
+        _poll(page, "window.kothArena.runsStarted > 0 && window.kothArena.run === null", 300)
         status = page.get_by_role("status").inner_text()
         assert status.startswith("Finished"), status
         assert violations == [], violations
