@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from playwright.sync_api import expect
 
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS_DIR = ROOT / "test-results"
@@ -21,7 +22,14 @@ CHROMIUM_ARGS = [
     "--no-sandbox", "--disable-gpu", "--disable-background-networking",
     "--disable-component-update", "--disable-sync", "--no-first-run",
 ]
-READY_TIMEOUT_MS = 60_000
+READY_TIMEOUT_MS = 300_000  # a page boot: seconds idle; Python booted without the snapshot, far more at load
+# Nothing a test asserts may depend on the machine's speed (the suite runs at loads of 8-13
+# on 2 cores). A move's time limit where the clock is not the subject: far above what a
+# move costs there, first moves included. It costs nothing: no passing test waits for it.
+ROOMY_MS = 10_000
+# Playwright's expect() polls for 5 s by default: too short for work done in Python on a
+# loaded machine. Only a failing expect waits this long.
+EXPECT_TIMEOUT_MS = 60_000
 
 
 def _load_script(name: str):
@@ -32,6 +40,8 @@ def _load_script(name: str):
     spec.loader.exec_module(mod)
     return mod
 
+
+expect.set_options(timeout=EXPECT_TIMEOUT_MS)
 
 # Polls page.evaluate: works under the page's real Content-Security-Policy, where
 # Playwright's wait_for_function (eval in the page) does not. Tests import it from here.
@@ -186,11 +196,11 @@ class Arena:
         if self.page.evaluate("window.kothArena.runsStarted") == before:
             raise AssertionError(f"the run did not start; status: {self.status.inner_text()!r}")
 
-    def wait_finished(self, timeout_ms: int = 120_000) -> str:
+    def wait_finished(self, timeout_ms: int = 300_000) -> str:
         wait_until(self.page, "window.kothArena.run === null", timeout_ms)
         return self.status.inner_text()
 
-    def run(self, timeout_ms: int = 120_000) -> str:
+    def run(self, timeout_ms: int = 300_000) -> str:
         """Click Run, wait for the run to end; returns the status text (must be Finished)."""
         self.start_run()
         text = self.wait_finished(timeout_ms)

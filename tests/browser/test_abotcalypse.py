@@ -6,7 +6,7 @@ import random
 import re
 
 import pytest
-from conftest import wait_until
+from conftest import ROOMY_MS, wait_until
 from playwright.sync_api import expect
 from test_accessibility import _serious_violations
 
@@ -191,7 +191,7 @@ def test_a_four_bot_match_runs_animates_and_replays(arena, results_dir):
 def test_a_script_bot_runs_afresh_each_turn_with_its_memory_file(arena):
     """A posted script, as on the original challenge: started each turn with the view as its
     last argument, in a directory of its own where storage.txt keeps its plan's step."""
-    arena.setup(game="abotcalypse", games=1, seed=5, time_limit_ms=1000)
+    arena.setup(game="abotcalypse", games=1, seed=5, time_limit_ms=ROOMY_MS)  # asserts no faults
     arena.button("Remove bot").click()
     arena.button("Remove bot").click()
     expect(arena.page.locator("#bot-panels .bot-panel:visible")).to_have_count(2)

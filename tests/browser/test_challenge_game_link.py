@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import wait_until
+from conftest import READY_TIMEOUT_MS, wait_until
 from playwright.sync_api import expect
 from test_accessibility import _serious_violations
 from test_authored_game import LOWEST_UNIQUE, load_game
@@ -34,7 +34,7 @@ def visit(chromium, url: str):
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
     page.goto(url)
-    wait_until(page, "window.kothArena && window.kothArena.ready", 60_000)
+    wait_until(page, "window.kothArena && window.kothArena.ready", READY_TIMEOUT_MS)
     return context, page, errors
 
 
@@ -130,7 +130,7 @@ def test_a_link_whose_game_does_not_load_says_why(open_arena, site_url, chromium
         # Declining to load a game leaves everything as it was, with a message (the link stays
         # in the address bar: a reload asks again).
         page.reload()
-        wait_until(page, "window.kothArena && window.kothArena.ready", 60_000)
+        wait_until(page, "window.kothArena && window.kothArena.ready", READY_TIMEOUT_MS)
         page.get_by_role("button", name="Don't load it").click()
         expect(status(page)).to_contain_text("Did not open the challenge link: its game was not loaded.")
         assert page.evaluate("window.kothArena.runsStarted") == 0

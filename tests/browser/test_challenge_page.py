@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import wait_until
+from conftest import READY_TIMEOUT_MS, wait_until
 from playwright.sync_api import expect
 from test_accessibility import _serious_violations
 
@@ -180,7 +180,7 @@ def test_the_visitors_saved_bots_become_the_first_entries(arena_context, site_ur
         "localStorage.setItem('koth-arena:settings', JSON.stringify({game: 'flit', seed: 1, games: 2}));}")
     page = arena_context.new_page()
     page.goto(site_url)
-    wait_until(page, "window.kothArena && window.kothArena.ready", 60_000)
+    wait_until(page, "window.kothArena && window.kothArena.ready", READY_TIMEOUT_MS)
     entries = challenge(page)["entries"]
     assert [(e["name"], e["code"]) for e in entries] == [(b["name"], b["code"]) for b in old]
     assert page.evaluate("window.kothArena.getCode(0)") == old[0]["code"]  # the seats keep them too
@@ -312,7 +312,7 @@ def test_a_challenge_link_opens_the_same_challenge_in_another_profile(open_arena
         errors = []
         page.on("pageerror", lambda e: errors.append(str(e)))
         page.goto(site_url)
-        wait_until(page, "window.kothArena && window.kothArena.ready", 60_000)
+        wait_until(page, "window.kothArena && window.kothArena.ready", READY_TIMEOUT_MS)
         # The visitor's own challenge, before the link.
         page.evaluate("window.kothArena.challenge.addEntries([{name: 'mine', code: 'return 1'}])")
         page.get_by_label("Seed", exact=True).fill("4242")
@@ -321,7 +321,7 @@ def test_a_challenge_link_opens_the_same_challenge_in_another_profile(open_arena
         own = challenge(page)
 
         page.goto(link)
-        wait_until(page, "window.kothArena && window.kothArena.ready", 60_000)
+        wait_until(page, "window.kothArena && window.kothArena.ready", READY_TIMEOUT_MS)
         expect(status(page)).to_contain_text("Opened “Trial of Flit”: 3 entries")
         assert challenge(page) == shared  # exactly: entries, switches, settings, seed, secret
         assert "#" not in page.url  # the fragment is consumed
@@ -431,7 +431,7 @@ def test_a_shared_challenge_on_a_phone_needs_no_sideways_scrolling(open_arena, s
     try:
         page = phone.new_page()
         page.goto(link)
-        wait_until(page, "window.kothArena && window.kothArena.ready", 60_000)
+        wait_until(page, "window.kothArena && window.kothArena.ready", READY_TIMEOUT_MS)
         expect(page.locator("#trial-entries > li")).to_have_count(3)
         assert page.evaluate("document.scrollingElement.scrollWidth") <= PHONE["width"]
         board = page.locator("#board-area").bounding_box()
@@ -492,7 +492,7 @@ def test_a_visitor_gets_the_authors_leaderboard_and_places_their_bot(open_arena,
     try:
         page = visitor_ctx.new_page()
         page.goto(link)
-        wait_until(page, "window.kothArena && window.kothArena.ready", 60_000)
+        wait_until(page, "window.kothArena && window.kothArena.ready", READY_TIMEOUT_MS)
         expect(page.locator("#trial-title")).to_have_text("Trial of Flit")
         assert challenge(page) == shared
         page.get_by_label("Step budget", exact=True).fill(str(BUDGET))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from conftest import wait_until
+from conftest import ROOMY_MS, wait_until
 from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
@@ -16,9 +16,9 @@ def move(view):
         pass
 """
 
-# With a 600 ms limit the controller waits max(2 s, 10 x 600 ms) = 6 s before it stops
-# the bot: a window in which the test uses the page while the bot spins.
-LOOP_LIMIT_MS = 600
+# With a 2 s limit the controller waits 10 x 2 s = 20 s before it stops the bot: a window
+# in which the test uses the page while the bot spins (a few seconds on a loaded machine).
+LOOP_LIMIT_MS = 2000
 
 
 @pytest.mark.parametrize("isolation", [True, False], ids=["isolated", "not-isolated"])
@@ -153,7 +153,7 @@ def move(view):
 
 
 def test_hostile_bot_cannot_reach_the_page(arena):
-    arena.setup(game="flit", games=1, seed=6, time_limit_ms=1000)
+    arena.setup(game="flit", games=1, seed=6, time_limit_ms=ROOMY_MS)
     arena.set_bot(1, HOSTILE_BOT, name="hostile")
     arena.label("Bot 2 example").select_option("greedy")
     arena.page.wait_for_timeout(400)  # let the page's own debounced saves land

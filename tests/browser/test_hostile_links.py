@@ -19,7 +19,7 @@ import zlib
 from pathlib import Path
 
 import pytest
-from conftest import wait_until
+from conftest import READY_TIMEOUT_MS, wait_until
 from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
@@ -54,7 +54,7 @@ def _visitors_state(page) -> dict:
 def _open(page, url: str) -> float:
     began = time.monotonic()
     page.goto(url)
-    wait_until(page, READY, 60_000)
+    wait_until(page, READY, READY_TIMEOUT_MS)
     return began
 
 
@@ -72,7 +72,11 @@ def visitor(open_arena, isolated_url):
     page.evaluate("(code) => window.kothArena.challenge.addEntries([{name: 'mine', code}])",
                   "def move(view):\n    return 0\n")
     arena.set_bot(1, "def move(view):\n    return 0, 0, 0, 0  # my own bot\n", name="my own")
-    page.wait_for_timeout(600)  # the page's debounced saves
+    # the page's debounced saves, however late their timer fires on a loaded machine
+    wait_until(page, """(() => {
+        const bot = JSON.parse(localStorage.getItem("koth-arena:bots:flit") || "[]")[0] || {};
+        return bot.name === "my own" && (bot.code || "").includes("my own bot");
+    })()""", 30_000)
     before = _visitors_state(page)
     assert "mine" in json.dumps(before["challenge"]) and "my own bot" in before["bots"]
     return arena, before, isolated_url.rstrip("/") + "/"

@@ -15,7 +15,7 @@ import re
 import time
 
 import pytest
-from conftest import wait_until
+from conftest import ROOMY_MS, wait_until
 from test_page_attacks import HOST_ACCESS
 
 pytestmark = pytest.mark.browser
@@ -83,7 +83,8 @@ EXPECTED = [  # in turn order
 @pytest.mark.parametrize("isolation", [True, False], ids=["isolated", "plain"])
 def test_deep_or_huge_replies_are_the_senders_faults_on_time(open_arena, isolated_url, plain_url, isolation):
     arena = open_arena(isolated_url if isolation else plain_url)
-    arena.setup(game="flit", games=1, seed=5, time_limit_ms=1000)
+    # each forged move spins 0.3 s and sends up to 20 MB: no clock may make it a time-out
+    arena.setup(game="flit", games=1, seed=5, time_limit_ms=ROOMY_MS)
     arena.set_bot(1, HOSTILE_REPLY_BOT, name="forger")
     arena.label("Bot 2 example").select_option("greedy")
     arena.page.wait_for_timeout(400)  # the page's own debounced saves
@@ -126,7 +127,8 @@ FATAL = "the bot's Python stopped with a fatal error (RangeError: Maximum call s
 @pytest.mark.parametrize("isolation", [True, False], ids=["isolated", "plain"])
 def test_a_bot_whose_python_dies_is_faulted_at_once(open_arena, isolated_url, plain_url, isolation):
     arena = open_arena(isolated_url if isolation else plain_url)
-    arena.setup(game="atomas", games=1, seed=3, time_limit_ms=1000, max_moves=4)
+    # a wait for the dead bot would be 10x this limit, far past DYING_LIMIT_S
+    arena.setup(game="atomas", games=1, seed=3, time_limit_ms=ROOMY_MS, max_moves=4)
     arena.set_bot(1, DYING_BOT, name="dying")
     arena.set_bot(2, ATOMAS_FIRST, name="first")
     arena.page.wait_for_timeout(400)

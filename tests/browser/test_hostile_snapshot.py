@@ -16,7 +16,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, _serve
+from conftest import ROOMY_MS, ROOT, _serve
 
 pytestmark = pytest.mark.browser
 
@@ -56,7 +56,7 @@ def fresh_url(site_dir, tmp_path_factory):
 
 
 def bot_view(arena) -> dict:
-    arena.setup(game="flit", games=1, seed=5, time_limit_ms=1000)
+    arena.setup(game="flit", games=1, seed=5, time_limit_ms=ROOMY_MS)
     arena.set_bot(1, VIEW_BOT, name="viewer")
     arena.label("Bot 2 example").select_option("greedy")
     arena.run()

@@ -4,14 +4,13 @@ from __future__ import annotations
 import re
 
 import pytest
+from conftest import ROOMY_MS
 from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
 
-# Bots that answer fast would make no faults at 100 ms, but a loaded CI machine (four
-# Pyodide instances on two cores) can make an answer arrive late; where a test asserts
-# "no faults", it gives the bots a generous limit (it costs nothing: nobody waits for it).
-LIMIT_MS = 1000
+# The tests assert "no faults": a limit far above a move's cost on a loaded machine.
+LIMIT_MS = ROOMY_MS
 
 # Two small pasted Flit bots: one takes the move that converts the most neutrals next to
 # its destination, the other always takes the first valid move.

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 
 import pytest
-from conftest import wait_until
+from conftest import READY_TIMEOUT_MS, wait_until
 
 pytestmark = pytest.mark.browser
 
@@ -27,7 +27,7 @@ def test_wait_until_waits_out_a_reload_and_times_out_with_its_expression(arena):
     page = arena.page
     page.evaluate("setTimeout(() => location.reload(), 50)")
     assert wait_until(page, "performance.getEntriesByType('navigation')[0].type === 'reload'"
-                      " && window.kothArena && window.kothArena.ready", 60_000)
+                      " && window.kothArena && window.kothArena.ready", READY_TIMEOUT_MS)
     began = time.monotonic()
     with pytest.raises(TimeoutError, match="still false after 0.5 s: window.kothArena.run !== null"):
         wait_until(page, "window.kothArena.run !== null", 500)

@@ -6,13 +6,14 @@ from __future__ import annotations
 import re
 
 import pytest
+from conftest import ROOMY_MS
 from playwright.sync_api import expect
 
 from engine.games.atomas import AtomasSettings, AtomasState
 
 pytestmark = pytest.mark.browser
 
-LIMIT_MS = 1000  # generous: nobody waits for it (see test_matches.py)
+LIMIT_MS = ROOMY_MS  # runs compared turn by turn: no move's time may decide one
 
 
 def test_secret_field_repeats_a_run_and_shows_a_drawn_secret(arena, results_dir):

@@ -5,6 +5,7 @@ import json
 import re
 
 import pytest
+from conftest import ROOMY_MS, wait_until
 from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
@@ -25,7 +26,8 @@ def test_settings_and_bots_survive_a_reload(arena):
     assert re.match(r'def move\(view\):\n +return "0 0 0 0"  # typed\n *$', code), repr(code)
     arena.set_bot(2, "def move(view):\n    return (1, 1, 1, 1)\n", name="second")
 
-    page.wait_for_timeout(400)  # past the debounced save; the reload flushes anyway
+    # the debounced save, however late its timer fires on a loaded machine
+    wait_until(page, "(localStorage.getItem('koth-arena:settings') || '').includes('4242')", 30_000)
     saved = arena.storage()
     assert json.loads(saved["koth-arena:settings"])["seed"] == 4242
     page.reload()
@@ -50,7 +52,7 @@ def test_settings_and_bots_survive_a_reload(arena):
     expect(arena.label("Bot 1 name")).to_have_value("keyboard bot")
 
     # The typed bot runs: it passes every turn, without faults.
-    arena.setup(games=1, time_limit_ms=1000)
+    arena.setup(games=1, time_limit_ms=ROOMY_MS)
     arena.run()
     row = arena.result_row("keyboard bot")
     assert row[1] == "1" and row[4] == "0", (row, arena.console(1).inner_text())
@@ -61,7 +63,7 @@ def test_stop_a_long_series(arena):
     arena.start_run()
     expect(arena.button("Run")).to_be_disabled()
     expect(arena.button("Stop")).to_be_enabled()
-    expect(arena.status).to_contain_text("of 20 games finished", timeout=60_000)
+    expect(arena.status).to_contain_text("of 20 games finished", timeout=300_000)
     arena.button("Stop").click()
     assert arena.wait_finished(30_000).strip() == "Stopped."
     expect(arena.button("Run")).to_be_enabled()

@@ -26,8 +26,8 @@ DATA = ROOT / "tests" / "data" / "se"
 PYODIDE = ROOT / "node_modules" / "pyodide"
 QUESTION_PAGE = "https://codegolf.test/questions/262108/flit-king-of-the-hill"
 SNIPPET_FRAME = "https://stacksnippets.test/js"
-BOOT_TIMEOUT_MS = 120_000
-TOURNAMENT_TIMEOUT_MS = 600_000
+BOOT_TIMEOUT_MS = 300_000  # Pyodide from the CDN and the wheel, no snapshot: far longer at load
+TOURNAMENT_TIMEOUT_MS = 1_800_000  # 30 games at a load of 40 took 10-20 min; about 1 min idle
 BUDGET = 1_000_000  # steps a move may take: no soft time limit, the same result on every machine
 FIRST = "def move(view):\n    m = sorted(view.moves())\n    return m[0] if m else (0, 0, 0, 0)\n"
 CHALLENGE = {
@@ -187,7 +187,8 @@ def run_tournament(where, entries: int) -> tuple[dict, list[list[str]]]:
 def test_a_wheel_that_is_not_the_pinned_one_is_refused(arena_context, wheel):
     SnippetSite(arena_context, markdown_for(wheel, sha256="0" * 64), wheel)
     page, frame, errors = open_snippet(arena_context)
-    wait_until(frame, "document.getElementById('koth-boot').textContent.includes('could not start')")
+    wait_until(frame, "document.getElementById('koth-boot').textContent.includes('could not start')",
+               BOOT_TIMEOUT_MS)
     text = frame.locator("#koth-boot").inner_text()
     assert re.search(r"the wheel's SHA-256 is [0-9a-f]{64}, not the pinned 0{64}", text), text
     assert frame.evaluate("typeof window.kothArena") == "undefined"  # nothing of it ran
@@ -198,6 +199,7 @@ def test_a_wheel_that_is_not_published_gets_a_message(arena_context, wheel):
     options = SnippetOptions(version=__version__, pyodide_version=pyodide_version(), wheel_url=missing)
     SnippetSite(arena_context, export_snippet(json.dumps(CHALLENGE), options), wheel)
     page, frame, errors = open_snippet(arena_context)
-    wait_until(frame, "document.getElementById('koth-boot').textContent.includes('could not start')")
+    wait_until(frame, "document.getElementById('koth-boot').textContent.includes('could not start')",
+               BOOT_TIMEOUT_MS)
     text = frame.locator("#koth-boot").inner_text()
     assert text == f"KotH Arena could not start: {missing} answered HTTP 404"

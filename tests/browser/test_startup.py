@@ -8,7 +8,7 @@ import json
 import shutil
 
 import pytest
-from conftest import _serve
+from conftest import ROOMY_MS, _serve
 
 ATOMAS_FIRST = "def move(view):\n    return (0, False) if view.atom == '-' else 0\n"
 
@@ -24,7 +24,7 @@ def test_every_worker_starts_from_the_build_snapshot(arena, site_dir):
     assert len(startup["bots"]) == 2
     for bot in startup["bots"]:
         assert {"init", "snapshot", "python", "host"} <= set(bot["marks"]), bot
-    arena.setup(game="atomas", games=2, seed=3, time_limit_ms=1000)
+    arena.setup(game="atomas", games=2, seed=3, time_limit_ms=ROOMY_MS)
     arena.set_bot(1, ATOMAS_FIRST, name="first")
     arena.set_bot(2, ATOMAS_FIRST, name="second")
     arena.run()
@@ -48,7 +48,7 @@ def test_a_snapshot_that_does_not_match_its_digest_is_never_run(open_arena, tamp
     startup = arena.page.evaluate(STARTUP)
     assert startup["fromSnapshot"] is False  # Python booted afresh instead
     assert arena.status.inner_text().startswith("Ready")
-    arena.setup(game="atomas", games=1, seed=4, time_limit_ms=1000)
+    arena.setup(game="atomas", games=1, seed=4, time_limit_ms=ROOMY_MS)
     arena.set_bot(1, ATOMAS_FIRST, name="first")
     arena.set_bot(2, ATOMAS_FIRST, name="second")
     arena.run()
@@ -63,7 +63,7 @@ def test_the_snapshot_serves_a_page_without_isolation_too(open_arena, plain_url)
     snapshot restores (made under Node at build time) must be able to switch stacks here."""
     arena = open_arena(plain_url)
     assert arena.page.evaluate(STARTUP)["fromSnapshot"] is True
-    arena.setup(game="flit", games=1, seed=5, time_limit_ms=1000)
+    arena.setup(game="flit", games=1, seed=5, time_limit_ms=ROOMY_MS)
     arena.set_bot(1, FLIT_SCRIPT, name="script")
     arena.label("Bot 2 example").select_option("greedy")
     arena.run()

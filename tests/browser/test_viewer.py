@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 import pytest
-from conftest import wait_until
+from conftest import ROOMY_MS, wait_until
 from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
@@ -23,7 +23,8 @@ def turn_of(label: str) -> tuple[int, int]:
 
 def test_replay_controls_after_a_flit_game(arena):
     page = arena.page
-    arena.setup(game="flit", games=1, seed=9, time_limit_ms=100)
+    # no time-out may shorten the game below the 500 turns scrubbed to below
+    arena.setup(game="flit", games=1, seed=9, time_limit_ms=ROOMY_MS)
     arena.run()
     scrub = arena.label("Turn")
     turn, total = turn_of(arena.canvas_label())
@@ -47,10 +48,11 @@ def test_replay_controls_after_a_flit_game(arena):
     expect(arena.button("Step forward")).to_be_disabled()
 
     arena.button("Start").click()
-    arena.label("Speed").fill("200")
+    # slow enough that the game cannot play out before Pause lands, on any machine
+    arena.label("Speed").fill("10")
     arena.button("Play").click()
     expect(arena.button("Pause")).to_have_attribute("aria-pressed", "true")
-    wait_until(page, "Number(document.getElementById('scrub').value) >= 20")
+    wait_until(page, "Number(document.getElementById('scrub').value) >= 2")
     arena.button("Pause").click()
     expect(arena.button("Play")).to_have_attribute("aria-pressed", "false")
     paused = int(scrub.input_value())
