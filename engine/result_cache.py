@@ -5,9 +5,10 @@ entries by value (name, kind, code or command, language, limits: a built command
 line names its build folder, itself named by the hash of its code and build), the game (an
 author's game by its module's source), preset and settings, seed, secret, step budget, the
 sandbox and memory limit, and the engine's own source (``__version__`` does not change when
-the engine does). ``game_key`` hashes all of that; the result is one small JSON file named by
-the key, written atomically (a temporary file, then ``os.replace``) as the game ends, so a run
-that is stopped at any moment loses no finished game and leaves no half-written result.
+the engine does). ``game_key`` hashes all of that (a command entry's also hashes the files its
+command line names: a ``cmd:`` bot's script, a built program); the result is one small JSON
+file named by the key, written atomically (a temporary file, then ``os.replace``) as the game
+ends, so a run stopped at any moment loses no finished game and leaves no half-written one.
 
 Files read back are untrusted (another user may share the folder, a disk may be full): a file
 over ``MAX_RESULT_BYTES``, nesting deeper than ``MAX_DEPTH``, or not of the shape written
@@ -19,9 +20,11 @@ into the replay folder on a hit; a result without its replay is played again.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
+import shlex
 import shutil
 import sys
 import tempfile
@@ -58,10 +61,36 @@ def engine_hash() -> str:
     return _engine_hash
 
 
+@functools.lru_cache(maxsize=1024)
+def command_files_hash(command: str) -> str:
+    """The hash of the regular files a command line names (``./bot.sh``, ``bot.jar``, a built
+    program's path): editing one of them is a new entry. Files it reads without naming them
+    are not seen (``--no-cache`` then)."""
+    digest = hashlib.sha256()
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        words = []
+    for word in words:
+        path = Path(word)
+        try:
+            if not path.is_file():
+                continue
+            with path.open("rb") as file:
+                digest.update(word.encode("utf-8", "surrogatepass") + b"\0")
+                digest.update(hashlib.file_digest(file, "sha256").digest())
+        except OSError:
+            continue
+    return digest.hexdigest()
+
+
 def game_key(job: MatchJob) -> str:
     """The hash of everything that decides the job's game (not its place in the plan)."""
+    from engine.entries import COMMAND
+
     entries = [[e.name, e.kind, hashlib.sha256(e.text.encode("utf-8", "surrogatepass")).hexdigest(),
-                e.language, None if e.limits is None else repr(e.limits)] for e in job.entries]
+                e.language, None if e.limits is None else repr(e.limits),
+                command_files_hash(e.text) if e.kind == COMMAND else None] for e in job.entries]
     module = (None if job.game_module is None
               else hashlib.sha256(job.game_module.encode("utf-8", "surrogatepass")).hexdigest())
     decided = {"format": FORMAT, "engine": engine_hash(), "game": job.game, "module": module,

@@ -210,3 +210,31 @@ def test_a_stopped_run_resumes_where_it_stopped(tmp_path):
 def _kept(folder: Path) -> int:
     results = folder / "results"
     return sum(1 for p in results.glob("*.json") if not p.name.startswith(".")) if results.is_dir() else 0
+
+
+def test_the_key_is_what_decides_the_game_and_not_its_place_in_the_plan(tmp_path):
+    """Every input of a game changes its key (a ``cmd:`` bot's script too); its index in the
+    plan (another field, another order of play) does not."""
+    from engine.entries import COMMAND
+    from engine.result_cache import command_files_hash, game_key
+    from engine.tournament import Match
+
+    script = tmp_path / "bot.sh"
+    script.write_text("echo 0 0 0 0\n")
+    command = Entry("bot", COMMAND, f"sh {script}")
+    base = MatchJob(Match(0, 5, (0, 1)), "flit", None, {"time_limit_ms": 100}, (FIELD[0], command),
+                    "S", False, 1024, None, 1000)
+    variants = [
+        replace(base, match=Match(0, 6, (0, 1))), replace(base, secret="T"), replace(base, budget=None),
+        replace(base, preset="full"), replace(base, overrides={"time_limit_ms": 200}),
+        replace(base, entries=(command, FIELD[0])), replace(base, entries=(FIELD[1], command)),
+        replace(base, sandboxed=True), replace(base, memory_mb=512), replace(base, game="atomas"),
+        replace(base, game_module="GAME = 1"),
+    ]
+    keys = {game_key(v) for v in variants}
+    assert len(keys) == len(variants) and game_key(base) not in keys
+    assert game_key(replace(base, match=Match(41, 5, (2, 3)))) == game_key(base)
+    script.write_text("echo 1 1 1 1\n")
+    before = game_key(base)
+    command_files_hash.cache_clear()  # hashed once a process: a run sees its files as it began
+    assert game_key(base) != before
