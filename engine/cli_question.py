@@ -38,7 +38,9 @@ def add_question_arguments(command: argparse.ArgumentParser) -> None:
                          help="how to build and run answers in other languages (JSON or TOML: "
                               '{"C": {"build": "gcc -O2 -o {dir}/bot {file}", "run": "{dir}/bot"}})')
     command.add_argument("--cache", type=Path, metavar="DIR",
-                         help=f"where built programs are kept (default {default_cache()})")
+                         help=f"where built programs and finished games are kept (default: "
+                              f"builds in {default_cache()}, games beside it in results/; with "
+                              f"DIR, games in DIR/results)")
 
 
 def question_entries(args: argparse.Namespace, challenge: Challenge | None,

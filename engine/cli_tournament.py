@@ -35,6 +35,7 @@ from engine.entries import UsageError, entry_from_form, runs_a_process, unique_n
 from engine.games.randomness import new_secret
 from engine.ranking import WIN_RATE
 from engine.registry import game_names, get_game
+from engine.result_cli import add_cache_arguments, report_cache, result_cache
 from engine.tournament import (
     PAIRS,
     DaskPlayers,
@@ -85,6 +86,7 @@ def add_tournament_command(commands) -> None:
                             help="write the leaderboard as Markdown here, to paste into the question "
                                  "(- for standard output)")
     add_question_arguments(tournament)
+    add_cache_arguments(tournament)
 
 
 class _IntermixedPositionals:
@@ -211,8 +213,10 @@ def run_tournament_command(args: argparse.Namespace) -> int:
         except ValueError as exc:
             sys.stderr.write(f"error: {exc}\n")
             return EXIT_USAGE
+        cache = result_cache(args)
         with progress_bar(2, quiet=False) as progress:
-            run_tournament(tournament, players, args.until_settled, cap, on_result=progress)
+            run_tournament(tournament, players, args.until_settled, cap, on_result=progress, cache=cache)
+    report_cache(tournament, cache)
     for result in tournament.ordered_results():  # the author's game failed in these: one line each
         if result.error is not None:
             seats = " vs ".join(tournament.names[e] for e in result.table)

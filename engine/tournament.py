@@ -45,12 +45,15 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from dataclasses import dataclass, field
 from multiprocessing import get_context
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine.entries import Entry
 from engine.outcome import unique_winner
 from engine.ranking import MEAN_SCORE, WIN_RATE, Ranked, Standing, rank, settled_places
 from engine.spec import GameSpec
+
+if TYPE_CHECKING:
+    from engine.result_cache import ResultCache
 
 PAIRS, TABLES, ALONE = "pairs", "tables", "alone"
 EXACT_SEATING_UP_TO = 5  # tables this size try every seating (120); larger ones every rotation
@@ -614,14 +617,30 @@ class Tournament:
 
 
 def run_tournament(tournament: Tournament, players: LocalPlayers | DaskPlayers, until_settled: bool = False,
-                   cap: int = 0, on_result: Callable[[int, int], None] | None = None) -> Tournament:
+                   cap: int = 0, on_result: Callable[[int, int], None] | None = None,
+                   cache: ResultCache | None = None) -> Tournament:
     """Play the first round, then (``until_settled``) more rounds until every neighbouring
-    pair in the ranking is settled or ``cap`` games per pair (pairs) or per entry is reached."""
+    pair in the ranking is settled or ``cap`` games per pair (pairs) or per entry is reached.
+    With a ``cache`` (``engine.result_cache``), games found there are not played, and each
+    game played is kept there as it ends."""
     matches = tournament.first_round()
     total = done = 0
     while matches:
         total += len(matches)
-        for result in players.play([tournament.job(m) for m in matches]):
+        jobs = {m.index: tournament.job(m) for m in matches}
+        to_play = []
+        for job in jobs.values():
+            found = cache.lookup(job) if cache is not None else None
+            if found is None:
+                to_play.append(job)
+                continue
+            tournament.record(found)
+            done += 1
+            if on_result:
+                on_result(done, total)
+        for result in players.play(to_play) if to_play else ():
+            if cache is not None:
+                cache.store(jobs[result.index], result)
             tournament.record(result)
             done += 1
             if on_result:

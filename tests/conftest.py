@@ -35,6 +35,13 @@ NF == 3 { board[$1 " " $2] = $3 }
 
 
 @pytest.fixture(autouse=True)
+def _own_cache_folder(tmp_path_factory, monkeypatch):
+    """Each test its own ``$XDG_CACHE_HOME``: tournaments keep finished games there by default,
+    and a test must neither fill the user's cache nor take another test's games from it."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("xdg-cache")))
+
+
+@pytest.fixture(autouse=True)
 def _python2_converter_restored():
     """Importing the page's ``web/main.py`` (as the page tests do) points the engine's Python 2
     conversions at the page's cache; every other test converts as the platform does."""

@@ -217,10 +217,10 @@ def test_flit_tournament_end_to_end_repeats_and_jobs_agree(bots, tmp_path):
     assert len(out["games"]) == 6 and {g["seed"] for g in out["games"]} == {1}
     assert sum(s["wins"] for s in out["standings"]) == sum(g["winner"] is not None for g in out["games"])
     assert out["cross"]["converter"]["passer"]["wins"] == 2
-    again = tournament_cli(*args)
+    again = tournament_cli(*args, "--no-cache")  # played again, not read from the cache
     assert again.returncode == 0, again.stderr
     assert again.stdout == first.stdout  # byte-identical
-    parallel = tournament_cli(*args, "--jobs", 2)
+    parallel = tournament_cli(*args, "--jobs", 2, "--no-cache")
     assert parallel.returncode == 0, parallel.stderr
     assert parallel.stdout == first.stdout
     files = sorted((tmp_path / "replays").iterdir())
@@ -307,7 +307,7 @@ def test_dask_cluster_gives_the_same_json_as_one_process(bots, tmp_path):
     distributed = pytest.importorskip("distributed")
     args = ["flit", bots["converter"], bots["first"], bots["passer"], "--games", 2, "--seed", 1,
             "--secret", "S", *ROOMY, "--json"]
-    alone = tournament_cli(*args)
+    alone = tournament_cli(*args, "--no-cache")
     assert alone.returncode == 0, alone.stderr
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
                                   dashboard_address=None) as cluster:
@@ -315,6 +315,10 @@ def test_dask_cluster_gives_the_same_json_as_one_process(bots, tmp_path):
                                     "--replays", tmp_path / "replays")
     assert on_cluster.returncode == 0, on_cluster.stderr
     assert on_cluster.stdout == alone.stdout
+    assert "played 6 games, 0 from the cache" in on_cluster.stderr
+    cached = tournament_cli(*args)  # the controller kept the cluster's results as they came
+    assert cached.returncode == 0, cached.stderr
+    assert "played 0 games, 6 from the cache" in cached.stderr and cached.stdout == alone.stdout
     files = sorted((tmp_path / "replays").iterdir())
     assert len(files) == 6
     done = subprocess.run([sys.executable, "-m", "engine", "replay", files[0], "--json"], cwd=ROOT,
@@ -343,7 +347,7 @@ def test_a_step_budget_decides_time_in_a_tournament_the_same_in_every_process(tm
             "--secret", "S", "--budget", 200_000, "--time-limit", 60_000, "--json"]
     one = tournament_cli(*args)
     assert one.returncode == 0, one.stderr
-    two = tournament_cli(*args, "--jobs", 2)
+    two = tournament_cli(*args, "--jobs", 2, "--no-cache")
     assert two.returncode == 0, two.stderr
     assert two.stdout == one.stdout
     standings = {s["name"]: s for s in json.loads(one.stdout)["standings"]}
