@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import importlib
+import inspect
 import json
 import sys
 import time
@@ -88,11 +89,12 @@ def main() -> int:
         seats = settings.players
     source = TRIVIAL[args.game] if args.bots == "trivial" else example_source(spec, args.game, args.bots)
     budget = {} if args.budget is None else {"budget": args.budget}
+    secret = {"secret": SECRET} if "secret" in inspect.signature(run_series).parameters else {}  # none before
 
     def play(games: int) -> tuple[dict, float]:
         bots = [InProcessBot(f"{args.bots}{i}", source, **budget) for i in range(seats)]
         began, cpu = time.perf_counter(), time.process_time()
-        document = run_series(spec, settings, bots, FIRST_SEED, games, secret=SECRET).document
+        document = run_series(spec, settings, bots, FIRST_SEED, games, **secret).document
         return document, time.perf_counter() - began, time.process_time() - cpu
 
     play(2)  # warm: imports, caches, the first compilations

@@ -206,7 +206,11 @@ class FunctionRunner:
         try:
             with self.swap:
                 value = self.move(view) if self.budget is None else self.budget_run(self.move, view)
-            return self._answer(answer=self.wire.answer_text(value))
+            answer = self.wire.answer_text(value)
+            out, err = self.out, self.err
+            if out.parts or out._cut or err.parts or err._cut:
+                return self._answer(answer=answer)
+            return BotAnswer(answer)  # it printed nothing: most turns
         except BudgetExceeded as exc:
             error, line = _budget_error(exc)
             return self._answer(error=error, line=line, over_budget=True)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from functools import cache
+from itertools import chain
 
 from engine.errors import InvalidAnswerError
 from engine.games import flit as rules
@@ -22,7 +23,7 @@ def observation(state: FlitState, seat: int, changes: list) -> dict:
     changed squares since then), then ``M``."""
     if len(changes) == 1:
         return {"changes": changes[0], "ask": True}
-    return {"changes": [c for turn in changes for c in turn], "ask": True}
+    return {"changes": list(chain.from_iterable(changes)), "ask": True}
 
 
 def message_argv(message: dict) -> list[str]:
@@ -142,7 +143,7 @@ def record_turn(state: FlitState, messages: dict[int, dict], actions: dict[int, 
     (action,) = actions.values()
     x0, y0, x1, y1 = action
     move = None if (x0, y0) == (x1, y1) else list(action)
-    return {"move": move, "changes": [list(c) for c in changes]}
+    return {"move": move, "changes": list(map(list, changes))}
 
 
 def replay_check(turn: dict, state: FlitState, changes: list[Change]) -> str | None:
