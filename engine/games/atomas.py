@@ -12,7 +12,7 @@ from __future__ import annotations
 import _random
 import random
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 from engine.errors import GameOverError, IllegalMoveError
 from engine.games.randomness import draw_key
@@ -43,7 +43,8 @@ class AtomasSettings:
     time_limit_ms: int = 1000
 
     def to_json(self) -> dict:
-        return asdict(self)
+        # asdict's order and values (all ints), without its deep copy: once a game
+        return {name: getattr(self, name) for name in self.__dataclass_fields__}
 
 
 PRESETS = {"standard": AtomasSettings()}

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from functools import cache
 
 from engine.errors import GameOverError, IllegalMoveError
@@ -46,7 +46,8 @@ class FlitSettings:
             raise ValueError(f"a {self.size}x{self.size} board is too small for {self.players} bots")
 
     def to_json(self) -> dict:
-        return asdict(self)
+        # asdict's order and values (all ints), without its deep copy: once a game
+        return {name: getattr(self, name) for name in self.__dataclass_fields__}
 
 
 PRESETS = {
