@@ -116,8 +116,12 @@ def summarize(spec: GameSpec, n_bots: int, records: list[dict]) -> dict:
 
 
 def series_document(spec: GameSpec, bot_names: list[str], records: list[dict],
-                    secret: str | None = None) -> dict:
-    """The replay file for a series: every record and the summary (and the run's secret)."""
+                    secret: str | None = None, scored: list[dict] | None = None) -> dict:
+    """The replay file for a series: every record and the summary (and the run's secret).
+
+    ``scored``: the same records with their fault-free turns left out, if at hand (the
+    summary counts faults only: the same summary, without a pass over every turn).
+    """
     return {
         "schema_version": SCHEMA_VERSION,
         "kind": "series",
@@ -125,7 +129,7 @@ def series_document(spec: GameSpec, bot_names: list[str], records: list[dict],
         **({"secret": secret} if secret is not None else {}),
         "bots": list(bot_names),
         "records": records,
-        "summary": summarize(spec, len(bot_names), records),
+        "summary": summarize(spec, len(bot_names), records if scored is None else scored),
     }
 
 
@@ -161,4 +165,4 @@ def series_steps(spec: GameSpec, settings: Any, bots: list[str], first_seed: int
             scored.extend(waiting)
             waiting = []
         yield GameFinished(index, record, spec, len(bots), scored[:])
-    return series_document(spec, bots, records, secret)
+    return series_document(spec, bots, records, secret, scored if not waiting else None)
