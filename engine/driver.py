@@ -204,6 +204,7 @@ def _asked_turns(session: GameSession, seats: tuple[int, ...], ask: Ask,
 
 def _end(session: GameSession, seats: tuple[int, ...], load_errors: list[BotAnswer | None],
          ) -> Generator[Step, Any, None]:
+    """The game is over: each bot that loaded is told so, and its last output shown."""
     for seat, bot in enumerate(seats):
         if load_errors[bot] is None:
             result = yield Call(bot, "end", {}, seat)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import sys
 from functools import cache
-from itertools import chain
+from itertools import chain, compress, repeat
+from operator import eq
 
 from engine.errors import InvalidAnswerError
 from engine.games import flit as rules
@@ -85,8 +86,7 @@ class FlitView:
     def pieces(self, colour: int | None = None) -> list[tuple[int, int]]:
         """The squares holding ``colour`` (default: the bot's own)."""
         colour = self.me if colour is None else colour
-        coords = self._coords
-        return [coords[i] for i, c in enumerate(self._cells) if c == colour]
+        return list(compress(self._coords, map(eq, self._cells, repeat(colour))))  # a scan in C
 
     def neighbours(self, x: int, y: int) -> tuple[tuple[int, int], ...]:
         """The four squares next to (x, y), wrapping around the edges."""
