@@ -3,13 +3,16 @@
 ``game_steps`` yields ``Call``s (start or end a bot; send its ``BotAnswer`` back), ``Calls``
 (one turn's questions to every seat asked; send a ``dict`` of ``TurnReply`` by seat back),
 and ``BotEvent``s (output and faults to show; send nothing back), and returns the
-replay record. The native controller answers calls with plain function calls
-(``engine.match``); the page's controller (``web/main.py``) with ``await``s on Workers.
+replay record. The page's controller (``web/main.py``) answers calls with ``await``s on
+Workers. The native controller (``engine.match``) answers them with plain function calls,
+and hands the turns' questions in as ``ask`` (a function called here, no step yielded per
+turn): a turn is most of a game, and a generator's round trip most of what a turn costs
+beside the rules and the bot.
 """
 
 from __future__ import annotations
 
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -104,12 +107,17 @@ def fault_event(bot: int, fault: Fault, frozen: bool = False, game: int | None =
     return BotEvent(bot, "fault", f"{fault.kind.value}: {fault.message}{suffix}", fault.line, game, turn)
 
 
+Ask = Callable[[int, dict], TurnReply]  # (bot, message) -> its reply to a turn
+
+
 def game_steps(spec: GameSpec, settings: Any, plan: GamePlan, bot_names: list[str],
                load_errors: list[BotAnswer | None], secret: str | None = None,
-               ) -> Generator[Step, Any, dict]:
+               ask: Ask | None = None) -> Generator[Step, Any, dict]:
     """Play one game (``bot_names`` and ``load_errors`` in series order).
 
     ``secret`` goes into the random draws with the seed (``engine.games.randomness``).
+    ``ask``: a controller that answers turns synchronously asks its bots through it, seat
+    by seat, instead of answering ``Calls``; it then gets no ``TurnPlayed`` either.
     """
     seats = plan.bot_index
     session = GameSession(spec, settings, plan.seed, [bot_names[b] for b in seats], list(seats),
@@ -125,6 +133,8 @@ def game_steps(spec: GameSpec, settings: Any, plan: GamePlan, bot_names: list[st
             fault = session.fail_to_start(seat, result.error, result.line)
             if load_errors[bot] is None:  # a load error was reported once, when it happened
                 yield fault_event(bot, fault, True, plan.game_number, 0)
+    if ask is not None:
+        return (yield from _asked_turns(session, seats, ask, load_errors, plan.game_number))
     while (requests := session.next_requests()) is not None:
         if len(requests) == 1:  # the common case, made quick
             request = requests[0]
@@ -164,8 +174,54 @@ def game_steps(spec: GameSpec, settings: Any, plan: GamePlan, bot_names: list[st
             for seat, fault in played.faults.items():
                 yield fault_event(seats[seat], fault, seat in played.frozen_now, plan.game_number, turn)
         yield TurnPlayed(played.turn, played)
+    yield from _end(session, seats, load_errors)
+    return session.record
+
+
+def _asked_turns(session: GameSession, seats: tuple[int, ...], ask: Ask,
+                 load_errors: list[BotAnswer | None], game: int) -> Generator[Step, Any, dict]:
+    """The turns of ``game_steps`` when the controller gave ``ask``: the same calls, in the
+    same order, with the same replies and events, but no step yielded for a quiet turn."""
+    next_requests, submit = session.next_requests, session.submit
+    while (requests := next_requests()) is not None:
+        if len(requests) == 1:  # the common case, made quick
+            request = requests[0]
+            seat = request.seat
+            bot = seats[seat]
+            reply = ask(bot, request.message)
+            answer = reply.result
+            if answer.stdout or answer.stderr:
+                yield from _output(bot, answer)
+            played = submit({seat: Reply(answer.answer, answer.error, answer.line, reply.elapsed_ms,
+                                         reply.no_answer, answer.over_budget, reply.steps_counted)})
+            if played.faults:
+                turn = len(session.record["turns"])
+                for seat, fault in played.faults.items():
+                    yield fault_event(seats[seat], fault, seat in played.frozen_now, game, turn)
+            continue
+        replies = {}
+        for request in requests:
+            seat = request.seat
+            bot = seats[seat]
+            reply = ask(bot, request.message)
+            answer = reply.result
+            if answer.stdout or answer.stderr:
+                yield from _output(bot, answer)
+            replies[seat] = Reply(answer.answer, answer.error, answer.line, reply.elapsed_ms,
+                                  reply.no_answer, answer.over_budget, reply.steps_counted)
+        played = submit(replies)
+        if played.faults:
+            turn = len(session.record["turns"])
+            for seat, fault in played.faults.items():
+                yield fault_event(seats[seat], fault, seat in played.frozen_now, game, turn)
+    yield from _end(session, seats, load_errors)
+    return session.record
+
+
+def _end(session: GameSession, seats: tuple[int, ...], load_errors: list[BotAnswer | None],
+         ) -> Generator[Step, Any, None]:
+    """The game is over: each bot that loaded is told so, and its last output shown."""
     for seat, bot in enumerate(seats):
         if load_errors[bot] is None:
             result = yield Call(bot, "end", {}, seat)
             yield from _output(bot, result)
-    return session.record

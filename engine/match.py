@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from engine.bots.answer import BotAnswer, OutputBudget
-from engine.driver import BotEvent, Call, Calls, TurnPlayed, TurnReply
+from engine.driver import BotEvent, Call, TurnReply
 from engine.series import GameFinished, plan_series, series_steps
 from engine.spec import GameSpec
 
@@ -70,10 +70,19 @@ def _play_series(spec: GameSpec, settings: Any, bots: list[Bot], first_seed: int
                  on_event: Callable[[BotEvent], None] | None,
                  on_progress: Callable[[int, int], None] | None,
                  secret: str | None) -> SeriesResult:
-    steps = series_steps(spec, settings, [b.name for b in bots], first_seed, games, None, secret)
     total = len(plan_series(spec, len(bots), first_seed, games))
     budgets = [OutputBudget() for _ in bots]
     limit = settings.time_limit_ms
+    turns = [bot.turn for bot in bots]
+
+    def ask(bot: int, message: dict) -> TurnReply:
+        reply = turns[bot](message, limit)
+        result = reply.result
+        if result.stdout or result.stderr:  # most turns print nothing
+            budgets[bot].apply(result)
+        return reply
+
+    steps = series_steps(spec, settings, [b.name for b in bots], first_seed, games, None, secret, ask)
     value: Any = None
     try:
         while True:
@@ -83,15 +92,7 @@ def _play_series(spec: GameSpec, settings: Any, bots: list[Bot], first_seed: int
                 return SeriesResult(done.value)
             value = None
             kind = type(step)
-            if kind is Calls:
-                value = {}
-                for call in step.calls:
-                    reply = bots[call.bot].turn(call.message, limit)
-                    budgets[call.bot].apply(reply.result)
-                    value[call.seat] = reply
-            elif kind is TurnPlayed:
-                continue
-            elif kind is Call:
+            if kind is Call:
                 bot, budget = bots[step.bot], budgets[step.bot]
                 if step.op == "start":
                     value = budget.apply(bot.start(step.seat, step.message, step.seed))

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.bots.answer import BotAnswer
-from engine.driver import BotEvent, Call, Step, game_steps
+from engine.driver import Ask, BotEvent, Call, Step, game_steps
 from engine.outcome import unique_winner
 from engine.session import SCHEMA_VERSION
 from engine.spec import GameSpec
@@ -62,11 +62,17 @@ class GameFinished:
         return self._summary
 
 
+NO_FAULT = [None]
+
+
 def record_faults(record: dict) -> list[int]:
     """Faults per seat in a record (turns a frozen bot sat out are not counted again)."""
     counts = [0] * len(record["bots"])
     for turn in record["turns"]:
-        for seat, fault in zip(turn["seats"], turn["faults"], strict=True):
+        faults = turn["faults"]
+        if faults == NO_FAULT and len(turn["seats"]) == 1:  # one seat asked, no fault: most turns
+            continue
+        for seat, fault in zip(turn["seats"], faults, strict=True):
             if fault and fault["kind"] != "frozen":
                 counts[seat] += 1
     for seat, extra in enumerate(record.get("start_faults", [])):
@@ -110,8 +116,12 @@ def summarize(spec: GameSpec, n_bots: int, records: list[dict]) -> dict:
 
 
 def series_document(spec: GameSpec, bot_names: list[str], records: list[dict],
-                    secret: str | None = None) -> dict:
-    """The replay file for a series: every record and the summary (and the run's secret)."""
+                    secret: str | None = None, scored: list[dict] | None = None) -> dict:
+    """The replay file for a series: every record and the summary (and the run's secret).
+
+    ``scored``: the same records with their fault-free turns left out, if at hand (the
+    summary counts faults only: the same summary, without a pass over every turn).
+    """
     return {
         "schema_version": SCHEMA_VERSION,
         "kind": "series",
@@ -119,19 +129,20 @@ def series_document(spec: GameSpec, bot_names: list[str], records: list[dict],
         **({"secret": secret} if secret is not None else {}),
         "bots": list(bot_names),
         "records": records,
-        "summary": summarize(spec, len(bot_names), records),
+        "summary": summarize(spec, len(bot_names), records if scored is None else scored),
     }
 
 
 def series_steps(spec: GameSpec, settings: Any, bots: list[str], first_seed: int, games: int,
                  load_errors: list[BotAnswer | None] | None = None, secret: str | None = None,
-                 ) -> Generator[Step | GameFinished, Any, dict]:
+                 ask: Ask | None = None) -> Generator[Step | GameFinished, Any, dict]:
     """Play a series of ``games`` seeds from ``first_seed`` between the named ``bots``.
 
     Yields what ``game_steps`` yields, and a ``GameFinished`` after each game; returns the
     series document. With ``load_errors`` None it first yields a ``Call(bot, "load", ...)``
     per bot (answer: the ``BotAnswer`` of loading its code; an error freezes the bot in every
     game); otherwise ``load_errors[bot]`` is that answer when it failed, else None.
+    ``ask``: the turns' questions answered by a function (``game_steps``).
     """
     plans = plan_series(spec, len(bots), first_seed, games)
     if load_errors is None:
@@ -147,11 +158,11 @@ def series_steps(spec: GameSpec, settings: Any, bots: list[str], first_seed: int
     scored: list[dict] = []  # of the seeds every bot has played: the records, fault-free turns left out
     waiting: list[dict] = []  # records of a seed not every bot has played yet
     for index, plan in enumerate(plans):
-        record = yield from game_steps(spec, settings, plan, bots, load_errors, secret)
+        record = yield from game_steps(spec, settings, plan, bots, load_errors, secret, ask)
         records.append(record)
         waiting.append({**record, "turns": [t for t in record["turns"] if any(t["faults"])]})
         if index + 1 == len(plans) or plans[index + 1].game_number != plan.game_number:
             scored.extend(waiting)
             waiting = []
         yield GameFinished(index, record, spec, len(bots), scored[:])
-    return series_document(spec, bots, records, secret)
+    return series_document(spec, bots, records, secret, scored if not waiting else None)

@@ -21,6 +21,7 @@ import shutil
 import subprocess
 import time
 from pathlib import Path
+from time import perf_counter
 
 from engine.bots.answer import BotAnswer, cap_text
 from engine.bots.budget_seal import SealCheck
@@ -87,11 +88,9 @@ class InProcessBot:
         return self.runner.start(message, seed)
 
     def turn(self, message: dict, time_limit_ms: int) -> TurnReply:
-        began = time.perf_counter()
+        began = perf_counter()
         result = self.runner.turn(message)
-        if self.budget is None:
-            return TurnReply(result, (time.perf_counter() - began) * 1000.0)
-        return TurnReply(result, (time.perf_counter() - began) * 1000.0, steps_counted=True)
+        return TurnReply(result, (perf_counter() - began) * 1000.0, False, self.budget is not None)
 
     def end(self) -> BotAnswer:
         return self.runner.end()

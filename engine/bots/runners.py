@@ -168,7 +168,6 @@ class FunctionRunner:
         # kept now, before the bot's code runs: a bot that patches StepBudget later changes nothing
         self.budget_run = None if self.budget is None else self.budget.run
         self.out, self.err = Capture(), Capture()
-        self.swap = _Swap(self.out, self.err)  # one for every turn
         self.move: Callable[[Any], Any] | None = None
 
     def start(self, message: dict, seed: int | None = None) -> BotAnswer:
@@ -203,10 +202,18 @@ class FunctionRunner:
         view = self.client.view(message)
         if self.move is None:
             return self._answer(error="the bot did not load")
+        saved = sys.stdout, sys.stderr  # _Swap, inline: its two calls were much of a quiet turn
         try:
-            with self.swap:
+            sys.stdout, sys.stderr = self.out, self.err
+            try:
                 value = self.move(view) if self.budget is None else self.budget_run(self.move, view)
-            return self._answer(answer=self.wire.answer_text(value))
+            finally:
+                sys.stdout, sys.stderr = saved
+            answer = self.wire.answer_text(value)
+            out, err = self.out, self.err
+            if out.parts or out._cut or err.parts or err._cut:
+                return self._answer(answer=answer)
+            return BotAnswer(answer)  # it printed nothing: most turns
         except BudgetExceeded as exc:
             error, line = _budget_error(exc)
             return self._answer(error=error, line=line, over_budget=True)

@@ -9,9 +9,10 @@ Text parsing lives in ``engine.wire.atomas``; drawing in the page's renderer.
 
 from __future__ import annotations
 
+import _random
 import random
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 from engine.errors import GameOverError, IllegalMoveError
 from engine.games.randomness import draw_key
@@ -42,7 +43,8 @@ class AtomasSettings:
     time_limit_ms: int = 1000
 
     def to_json(self) -> dict:
-        return asdict(self)
+        # asdict's order and values (all ints), without its deep copy: once a game
+        return {name: getattr(self, name) for name in self.__dataclass_fields__}
 
 
 PRESETS = {"standard": AtomasSettings()}
@@ -63,7 +65,7 @@ class AtomasState:
         self.seed = seed
         # Streams: the start board from key << 32, move m's atom from (key << 32) + m.
         self._stream_base = draw_key(self.game_name, seed, secret) << 32
-        start = random.Random(self._stream_base)
+        start = self._rng = random.Random(self._stream_base)
         self.items: list[Item] = [start.randint(1, 3) for _ in range(START_ATOMS)]
         self.score = 0
         self.moves = 0  # moves played
@@ -110,6 +112,7 @@ class AtomasState:
         other = object.__new__(AtomasState)
         other.__dict__.update(self.__dict__)
         other.items = list(self.items)
+        other._rng = random.Random()  # reseeded before every draw; a copy's own
         return other
 
     def apply_action(self, action: Action) -> None:
@@ -155,17 +158,19 @@ class AtomasState:
     def _settle(self) -> None:
         """React every plus that can, lowest list index first, until none can."""
         items = self.items
-        while len(items) >= 3:
+        while len(items) >= 3 and PLUS in items:  # most moves leave no plus: a C-level scan
             n = len(items)
-            for i, item in enumerate(items):
-                if item == PLUS:
-                    left = items[i - 1]
-                    if left != PLUS and left == items[(i + 1) % n]:
-                        self.score += round(1.5 * left + 1.25)
-                        self._grow(self._absorb_neighbours(i, left + 1), left + 1)
-                        break
-            else:
-                return
+            i = items.index(PLUS)
+            while True:
+                left = items[i - 1]
+                if left != PLUS and left == items[(i + 1) % n]:
+                    self.score += round(1.5 * left + 1.25)
+                    self._grow(self._absorb_neighbours(i, left + 1), left + 1)
+                    break
+                try:
+                    i = items.index(PLUS, i + 1)
+                except ValueError:
+                    return
 
     def _black_fusion(self, position: int) -> None:
         items = self.items
@@ -213,8 +218,12 @@ class AtomasState:
             return PLUS
         move = self.moves + 1
         low, high = 1 + move // 40, 3 + move // 40
-        rng = random.Random(self._stream_base + move)
-        r = rng.randint(1, 240)
+        # Each move's atom has a stream of its own: the state's one generator, reseeded (as
+        # a new random.Random(base + move) would be: a new one a move was a good part of its cost)
+        rng = self._rng
+        _seed(rng, self._stream_base + move)
+        below = rng._randbelow  # what randint and randrange draw with: the same numbers, less work
+        r = 1 + below(240)  # randint(1, 240)
         items = self.items
         if r <= 48:
             return PLUS
@@ -225,10 +234,10 @@ class AtomasState:
         if r <= 79 and items and self.score > 1500:
             return CLONE
         if items:
-            picked = items[rng.randrange(len(items))]
+            picked = items[below(len(items))]  # randrange(len(items))
             if picked != PLUS and picked < low:
                 return picked
-        return rng.randint(low, high)
+        return low + below(high - low + 1)  # randint(low, high)
 
     # -- views ------------------------------------------------------------------------
     def to_json(self) -> dict:
@@ -237,6 +246,9 @@ class AtomasState:
     def __repr__(self) -> str:
         board = " ".join(str(x) for x in self.items)
         return f"AtomasState(atom={self.atom!r}, board='{board}', score={self.score}, moves={self.moves})"
+
+
+_seed = _random.Random.seed  # random.Random.seed of an int, without the Python layer's checks
 
 
 def _check_index(action: object, index: object, n: int) -> None:

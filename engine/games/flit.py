@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from functools import cache
 
 from engine.errors import GameOverError, IllegalMoveError
@@ -46,7 +46,8 @@ class FlitSettings:
             raise ValueError(f"a {self.size}x{self.size} board is too small for {self.players} bots")
 
     def to_json(self) -> dict:
-        return asdict(self)
+        # asdict's order and values (all ints), without its deep copy: once a game
+        return {name: getattr(self, name) for name in self.__dataclass_fields__}
 
 
 PRESETS = {
@@ -167,9 +168,8 @@ class FlitState:
         """
         x0, y0, x1, y1 = move
         size = self.size
-        for v in move:
-            if not 0 <= v < size:
-                raise IllegalMoveError(move, f"coordinates must be in 0..{size - 1}")
+        if not (0 <= x0 < size and 0 <= y0 < size and 0 <= x1 < size and 0 <= y1 < size):
+            raise IllegalMoveError(move, f"coordinates must be in 0..{size - 1}")
         if x0 == x1 and y0 == y1:
             return None
         src, dst = y0 * size + x0, y1 * size + x1
@@ -202,8 +202,9 @@ class FlitState:
             for n in self.neighbours[dst]:
                 if cells[n] == NEUTRAL:
                     changes.append(self._set(n, colour))
-        square = self.rng.randrange(len(self.cells))
-        if self.rng.randrange(NEUTRAL_CHANCE) == 0 and self.is_available(square):
+        below = self.rng._randbelow  # what randrange(n) draws with: the same numbers, less work
+        square = below(len(self.cells))
+        if below(NEUTRAL_CHANCE) == 0 and self.is_available(square):
             changes.append(self._set(square, NEUTRAL))
         self.turns += 1
         self.player = (self.player + 1) % self.num_players

@@ -12,16 +12,18 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
+from functools import lru_cache
 
 MAX_SECRET_CHARS = 256
 DRAWN_SECRET_BYTES = 8  # 64 bits: a fresh secret per run, printed with the results
 
 
+@lru_cache(maxsize=64, typed=True)  # a game asks for it twice: its rules' streams, and its bots' seeds
 def draw_key(game: str, seed: int, secret: str | None) -> int:
     """The integer the game's random streams are built from (the seed itself without a secret)."""
     if secret is None:
         return seed
-    digest = hmac.new(secret.encode("utf-8"), f"{game}:{seed}".encode(), hashlib.sha256).digest()
+    digest = hmac.digest(secret.encode("utf-8"), f"{game}:{seed}".encode(), "sha256")
     return int.from_bytes(digest, "big")
 
 

@@ -11,6 +11,8 @@ bot gets (``FunctionClient``), and the replay record's game fields (``record_sta
 
 from __future__ import annotations
 
+_INTS = frozenset((int,))
+
 
 def answer_text(value: object) -> str:
     """A function bot's return value as a text-protocol answer line.
@@ -22,7 +24,7 @@ def answer_text(value: object) -> str:
         return value
     if kind is int:
         return str(value)
-    if kind is tuple and all(type(v) is int for v in value):
+    if kind is tuple and set(map(type, value)) <= _INTS:  # all ints (C-level: a tuple a turn)
         return " ".join(map(str, value))
     if isinstance(value, str):
         return value

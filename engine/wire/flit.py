@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import sys
 from functools import cache
+from itertools import chain, compress, repeat
+from operator import eq
 
 from engine.errors import InvalidAnswerError
 from engine.games import flit as rules
@@ -22,7 +24,7 @@ def observation(state: FlitState, seat: int, changes: list) -> dict:
     changed squares since then), then ``M``."""
     if len(changes) == 1:
         return {"changes": changes[0], "ask": True}
-    return {"changes": [c for turn in changes for c in turn], "ask": True}
+    return {"changes": list(chain.from_iterable(changes)), "ask": True}
 
 
 def message_argv(message: dict) -> list[str]:
@@ -44,10 +46,9 @@ def parse_answer(text: str, state: FlitState, seat: int = 0) -> Move:
     if len(parts) != 4:
         raise InvalidAnswerError(text, "expected four integers 'x0 y0 x1 y1'")
     try:
-        x0, y0, x1, y1 = map(int, parts)
+        return tuple(map(int, parts))
     except ValueError:
         raise InvalidAnswerError(text, "expected four integers 'x0 y0 x1 y1'") from None
-    return (x0, y0, x1, y1)
 
 
 @cache
@@ -58,16 +59,21 @@ def _coordinates(size: int) -> tuple[tuple[tuple[int, int], ...], tuple[tuple[tu
     return coords, neighbours
 
 
+def _tables(size: int) -> tuple:
+    return (neighbour_table(size), *_coordinates(size))
+
+
 class FlitView:
     """What ``move(view)`` gets: the board as the bot has been told it, read-only."""
 
     __slots__ = ("size", "players", "me", "turn", "_cells", "_nbrs", "_coords", "_nbr_coords")
 
-    def __init__(self, size: int, players: int, me: int, cells: list[int], turn: int) -> None:
+    def __init__(self, size: int, players: int, me: int, cells: list[int], turn: int,
+                 tables: tuple | None = None) -> None:
+        """``tables``: ``_tables(size)``, if the caller keeps it (a view a turn)."""
         self.size, self.players, self.me, self.turn = size, players, me, turn
         self._cells = cells
-        self._nbrs = neighbour_table(size)
-        self._coords, self._nbr_coords = _coordinates(size)
+        self._nbrs, self._coords, self._nbr_coords = tables or _tables(size)
 
     def __getitem__(self, xy: tuple[int, int]) -> int:
         x, y = xy
@@ -80,8 +86,7 @@ class FlitView:
     def pieces(self, colour: int | None = None) -> list[tuple[int, int]]:
         """The squares holding ``colour`` (default: the bot's own)."""
         colour = self.me if colour is None else colour
-        coords = self._coords
-        return [coords[i] for i, c in enumerate(self._cells) if c == colour]
+        return list(compress(self._coords, map(eq, self._cells, repeat(colour))))  # a scan in C
 
     def neighbours(self, x: int, y: int) -> tuple[tuple[int, int], ...]:
         """The four squares next to (x, y), wrapping around the edges."""
@@ -120,6 +125,7 @@ class FunctionClient:
         self.size, self.players, self.me = message["setup"]
         self.cells = [EMPTY] * (self.size * self.size)
         self.turn = 0
+        self._tables = _tables(self.size)
         self._apply(message["changes"])
 
     def _apply(self, changes: list) -> None:
@@ -128,9 +134,11 @@ class FunctionClient:
             cells[y * size + x] = c
 
     def view(self, message: dict) -> FlitView:
-        self._apply(message["changes"])
+        size, cells = self.size, self.cells
+        for x, y, c in message["changes"]:  # _apply, inline: a view a turn
+            cells[y * size + x] = c
         self.turn += 1
-        return FlitView(self.size, self.players, self.me, list(self.cells), self.turn)
+        return FlitView(size, self.players, self.me, list(cells), self.turn, self._tables)
 
 
 def record_start(state: FlitState) -> dict:
@@ -142,7 +150,7 @@ def record_turn(state: FlitState, messages: dict[int, dict], actions: dict[int, 
     (action,) = actions.values()
     x0, y0, x1, y1 = action
     move = None if (x0, y0) == (x1, y1) else list(action)
-    return {"move": move, "changes": [list(c) for c in changes]}
+    return {"move": move, "changes": list(map(list, changes))}
 
 
 def replay_check(turn: dict, state: FlitState, changes: list[Change]) -> str | None:
