@@ -45,7 +45,8 @@ TINY = {
 
 
 def _pool() -> dict[str, str]:
-    pool = {name: (EXAMPLES / f"{name}.py").read_text(encoding="utf-8") for name in ("greedy", "random", "script")}
+    pool = {name: (EXAMPLES / f"{name}.py").read_text(encoding="utf-8")
+            for name in ("greedy", "random", "script")}
     pool.update(TINY)
     return pool
 
@@ -115,8 +116,9 @@ def test_every_game_of_random_fields_is_the_native_one(arena, tmp_path):
         budget = BUDGET if mode == "fresh" else None
         names = [e["name"] for e in challenge["entries"]]
         for parallel in PARALLEL:
-            run = arena.page.evaluate("([c, k, b]) => window.kothArena.tournament.start(c, {parallel: k, budget: b})",
-                                      [challenge, parallel, budget])
+            run = arena.page.evaluate(
+                "([c, k, b]) => window.kothArena.tournament.start(c, {parallel: k, budget: b})",
+                [challenge, parallel, budget])
             assert run is not None
             status = arena.wait_finished(RUN_TIMEOUT_MS)
             assert status.startswith("Finished the tournament"), status
