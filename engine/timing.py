@@ -4,8 +4,9 @@ from __future__ import annotations
 
 # Under a step budget the steps decide a move, and the wall clock is only a safety net for
 # what steps do not count (C calls such as sleep or a huge sort): at least this, whatever the
-# time limit, so that a busy machine (a move of the budget's steps took over 2 s at a load of
-# 40 on 2 cores) never turns a counted move into a time-out.
+# time limit, so that a busy machine never turns a counted move into a time-out (a Flit
+# trial move of 2 page matches at once took up to 1.0 s, half the 2 s hard limit of a 100 ms
+# limit, at a load average of 40 on 2 cores).
 BUDGET_BACKSTOP_MS = 60_000
 
 
