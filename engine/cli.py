@@ -80,7 +80,9 @@ def add_bot_arguments(command: argparse.ArgumentParser) -> None:
                          help=f"memory (address space) per bot process (default {Limits.memory_mb})")
     command.add_argument("--budget", type=_positive, metavar="STEPS",
                          help="limit each Python bot's move by the steps it executes, the same on "
-                              "every machine (the time limit stays as a hard backstop)")
+                              "every machine (the time limit stays as a hard backstop); default: "
+                              "none, the wall-clock time limit decides (command bots have no step "
+                              "count), so results can vary with the machine's speed and load")
 
 
 def setting_flag(key: str) -> str:

@@ -262,6 +262,9 @@ def print_leaderboard(tournament: Tournament) -> None:
     ranking = tournament.ranking()
     quoted = shlex.quote(tournament.secret)
     print(f"secret {quoted} (repeat this run with --seed {tournament.first_seed} --secret {quoted})")
+    if tournament.budget is None:
+        print("no step budget: each move was limited by the wall clock, so results can vary from run to "
+              "run and machine to machine (--budget STEPS counts Python bots' steps instead)")
     by_rate = tournament.by == WIN_RATE
     headers = ["#", "entry", "games", "W/D/L" if by_rate else "mean ± 95%", "95% interval", "faults",
                "settled"]

@@ -138,7 +138,7 @@ class Controller:
         self.awaited_ms = 0.0
         run_began = arena_bridge.now()
         await arena_bridge.prepare(len(bots))
-        hard = hard_limit_ms(settings.time_limit_ms)
+        hard = hard_limit_ms(settings.time_limit_ms, self.budget is not None)
         index = 0  # the game being played, as the page numbers records
         pending: list[dict] = []
         last_flush = last_yield = arena_bridge.now()
@@ -438,7 +438,7 @@ class PageTournament:
 
     async def _series(self, group: int, match, settings, names: list[str]) -> dict:
         steps = series_steps(self.spec, settings, names, match.seed, 1, None, self.tournament.secret)
-        hard = hard_limit_ms(settings.time_limit_ms)
+        hard = hard_limit_ms(settings.time_limit_ms, self.budget is not None)
         value = None
         while True:
             if self.run in self.owner.stopped:

@@ -230,7 +230,7 @@ class HostedBot:
         self.turns += 1
         if self.start_seed is not None and get_game(self.game).script_mode in FRESH_EVERY_TURN:
             request["seed"] = turn_seed(self.start_seed, self.turns)  # for a script run afresh
-        reply, elapsed, answered = self._call(request, hard_limit_ms(time_limit_ms))
+        reply, elapsed, answered = self._call(request, hard_limit_ms(time_limit_ms, self.budget is not None))
         if not answered:
             return TurnReply(BotAnswer(), elapsed, no_answer=True)
         return TurnReply(reply, elapsed, steps_counted=self.budget is not None)

@@ -390,6 +390,12 @@ class StreamScriptRunner:
         self.end_id: int | None = None  # id of the controller's "end" request
         self.failure: str | None = None
         self.failure_line: int | None = None
+        self.started: dict | None = None  # the start's reply, until it is sent
+
+    def _send_started(self) -> None:
+        started, self.started = self.started, None
+        if started is not None:
+            self.send(started)
 
     def _reply(self, answer: str | None = None, error: str | None = None,
                line: int | None = None, over_budget: bool = False) -> None:
@@ -442,6 +448,7 @@ class StreamScriptRunner:
                 raise EOFError("EOF when reading a line")
             if self.pending is not None and self.asked:
                 self._reply(answer=None)  # it asked for more input without answering
+            self._send_started()
             if not self._take(self.receive()):
                 raise EOFError("EOF when reading a line")
         line = self.lines.popleft()
@@ -461,7 +468,9 @@ class StreamScriptRunner:
         if self.budget is not None:
             budget_seal.turn_started(self.budget.counter)
             self._seal(started, nonce)
-        self.send(started)
+        # Sent once the script waits for the game (or ends): its imports and module code are
+        # its start-up, timed with the start, never charged to its first move.
+        self.started = started
         import_ = importer({"random": lambda: seeded_random(seed)})
         namespace, stdin = _script_namespace(self._readline, {"__import__": import_, **self.counting,
                                                               **self.bot.builtins})
@@ -482,6 +491,7 @@ class StreamScriptRunner:
             self.failure = f"the script stopped: {error}"
         finally:
             sys.stdin = saved_stdin
+        self._send_started()
         self._reply(error=self.failure, line=self.failure_line, over_budget=over_budget)
         while not self.ended:  # the script is gone: every later turn is an error
             if self._take(self.receive()):

@@ -144,7 +144,7 @@ def test_stop_ends_a_tournament_at_once_and_the_next_one_runs(arena):
     challenge = _challenge([("spinner", SPINNER), ("first", FIRST_MOVE), ("converter", CONVERTER)])
     challenge["settings"]["time_limit_ms"] = 60_000
     _fill_field(arena, challenge, "2")
-    arena.label("Step budget").fill("")
+    arena.label("Step budget").fill("0")  # none: the spinner spins until Stop
     arena.start_run()
     expect(arena.status).to_contain_text("Tournament:")
     arena.page.wait_for_timeout(1500)  # the spinner is being asked

@@ -20,7 +20,7 @@ import { SnippetExportDialog } from "./snippet_export.js";
 import { ChallengePanel } from "./challenge_panel.js";
 import { LINK_PREFIX } from "./challenge_link.js";
 
-import { TournamentView } from "./tournament.js";
+import { DEFAULT_TOURNAMENT_BUDGET, TournamentView } from "./tournament.js";
 import { Python2Panel, languageField, languageOf, onPython2Message } from "./python2.js";
 import { GameEditor } from "./game_editor.js";
 import { ReplayFiles, bindDrop } from "./replay_files.js";
@@ -1338,7 +1338,7 @@ async function startRun() {
   worker.postMessage({
     type: "run", run: run.id, game: g, preset: gameSettings(g).preset, settings: values, seed, games, bots,
     secret: secretInput.value || null, // empty: the controller draws one and reports it with "done"
-    budget: settings.budget ?? null, // steps per move (none: the time limit decides)
+    budget: settings.budget || null, // steps per move (none or 0: the time limit decides)
   });
 }
 
@@ -1629,9 +1629,12 @@ function startTournament() {
   }
 }
 
+// A tournament's step budget. Empty: the default (the same results on every machine); 0: none
+// (the time limit decides).
 function readBudget() {
   const input = $("budget");
-  return input.value.trim() === "" ? null : readInt(input, "Step budget", 1, 1000000000);
+  if (input.value.trim() === "") return DEFAULT_TOURNAMENT_BUDGET;
+  return readInt(input, "Step budget", 0, 1000000000) || null;
 }
 
 function showTournamentField() {
@@ -1668,7 +1671,7 @@ function bindTournament() {
   budget.value = Number.isInteger(settings.budget) ? String(settings.budget) : "";
   budget.addEventListener("input", () => {
     const v = Number(budget.value);
-    settings.budget = budget.value.trim() !== "" && Number.isInteger(v) && v >= 1 ? v : null;
+    settings.budget = budget.value.trim() !== "" && Number.isInteger(v) && v >= 0 ? v : null;
     saveSettings();
   });
   for (const radio of document.querySelectorAll('input[name="mode"]')) {

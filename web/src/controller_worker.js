@@ -774,6 +774,17 @@ async function seatWorker(slot) {
   return bot;
 }
 
+// When every spare now starting is ready (or has failed), at most LOAD_LIMIT_MS from now.
+function sparesStarted() {
+  const starting = warm.filter((bot) => !bot.isReady && !bot.dead).map((bot) => bot.ready.catch(() => null));
+  if (!starting.length) return Promise.resolve(null);
+  let timer = null;
+  return Promise.race([
+    Promise.all(starting),
+    new Promise((resolve) => { timer = setTimeout(resolve, LOAD_LIMIT_MS); }),
+  ]).finally(() => clearTimeout(timer));
+}
+
 // One question to a seat of a match (main.py's tournamentAsk): always a Promise of the reply
 // text (replyText), whatever mode the bot Worker is in.
 async function askSeat(groupId, seat, id, op, json, waitMs) {
@@ -789,6 +800,9 @@ async function askSeat(groupId, seat, id, op, json, waitMs) {
   }
   if (bot === STOPPED) return replyText(0, STOPPED);
   if (op === "load") slot.loadJson = json;
+  // Start-up is never charged to a move: a move is timed once no spare is starting (a
+  // starting Worker takes the CPU from the bots), and the wait is not counted.
+  if (op === "turn" && await untilStopped(sparesStarted()) === STOPPED) return replyText(0, STOPPED);
   if (bot.mode !== "sync") return askAsync(slot, id, json, waitMs);
   const began = performance.now();
   if (!bot.post(id, json)) {

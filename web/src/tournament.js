@@ -13,6 +13,12 @@
 //   status(text, fraction)       the page's status line and progress bar
 
 const MAX_GAME_ROWS = 2000; // games listed (the newest are kept); more are counted, not listed
+// Steps a move may take in a page tournament unless the visitor sets another budget (or 0:
+// none). Counted, not timed: the same games on every machine and at any load; the time limit
+// stays as a backstop far above it (its hard limit, 10x).
+export const DEFAULT_TOURNAMENT_BUDGET = 1_000_000;
+const VARIES = "No step budget: each move is limited by the wall clock, so results can vary from run to run "
+  + "and from machine to machine (set a step budget to repeat them exactly).";
 
 function el(tag, text = "", attrs = {}) {
   const node = document.createElement(tag);
@@ -66,11 +72,13 @@ export class TournamentView {
     gamesWrap.append(this.games);
     this.gamesDetails.append(summary, gamesWrap);
     this.note = el("p", "", { class: "hint tournament-note" });
+    this.varies = el("p", VARIES, { class: "hint tournament-varies", role: "note" });
+    this.varies.hidden = true;
     this.problems = el("ul", "", { class: "tournament-problems", "aria-label": "Entries' first errors" });
     this.problems.hidden = true;
     const boardWrap = el("div", "", { class: "table-scroll" });
     boardWrap.append(this.board);
-    this.container.replaceChildren(boardWrap, this.note, this.problems, this.crossWrap, this.gamesDetails);
+    this.container.replaceChildren(boardWrap, this.note, this.varies, this.problems, this.crossWrap, this.gamesDetails);
     this.gamesBody.addEventListener("click", (ev) => {
       const button = ev.target.closest("button[data-index]");
       if (button) this.watch(Number(button.dataset.index));
@@ -94,6 +102,7 @@ export class TournamentView {
     this.crossWrap.hidden = true;
     this.showBoard(null, "starting");
     this.note.textContent = "";
+    this.varies.hidden = Number.isInteger(budget) && budget > 0; // where the wall clock decides
     this.hooks.status(`Tournament: starting ${challenge.entries.length} entries…`, 0);
     this.send({ type: "tournament", run, challenge, parallel, budget, focus });
     return run;
@@ -115,6 +124,7 @@ export class TournamentView {
     this.gamesCaption.textContent = "Games played";
     this.crossWrap.hidden = true;
     this.problems.hidden = true;
+    this.varies.hidden = true;
     this.note.textContent = "";
     this.showBoard(null);
   }
