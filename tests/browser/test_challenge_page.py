@@ -365,12 +365,12 @@ def test_old_and_broken_links_open_or_say_why(open_arena, site_url):
     before = challenge(page)
     base = site_url.rstrip("/") + "/"
 
-    future = json.dumps({**before, "version": 2})
+    future = json.dumps({**before, "version": 3})
     cases = [
         ("#c=not*base64", "Could not open the challenge link: it is not base64url text."),
         ("#c=AAECAwQF", "Could not open the challenge link: its data does not unpack"),
         ("#c=" + pack(page, "no json here"), "Could not open the challenge link: not JSON"),
-        ("#c=" + pack(page, future), "Could not open the challenge link: version 2 is not supported"),
+        ("#c=" + pack(page, future), "Could not open the challenge link: version 3 is not supported"),
     ]
     for fragment, message in cases:
         page.goto(base + fragment)
