@@ -184,21 +184,6 @@ def _asked_turns(session: GameSession, seats: tuple[int, ...], ask: Ask,
     same order, with the same replies and events, but no step yielded for a quiet turn."""
     next_requests, submit = session.next_requests, session.submit
     while (requests := next_requests()) is not None:
-        if len(requests) == 1:  # the common case, made quick
-            request = requests[0]
-            seat = request.seat
-            bot = seats[seat]
-            reply = ask(bot, request.message)
-            answer = reply.result
-            if answer.stdout or answer.stderr:
-                yield from _output(bot, answer)
-            played = submit({seat: Reply(answer.answer, answer.error, answer.line, reply.elapsed_ms,
-                                         reply.no_answer, answer.over_budget, reply.steps_counted)})
-            if played.faults:
-                turn = len(session.record["turns"])
-                for seat, fault in played.faults.items():
-                    yield fault_event(seats[seat], fault, seat in played.frozen_now, game, turn)
-            continue
         replies = {}
         for request in requests:
             seat = request.seat
