@@ -3,7 +3,7 @@
 import os
 import sys
 
-from engine.cli import main
+from engine.cli.cli import main
 
 try:
     sys.exit(main())

@@ -2,9 +2,9 @@
 
 A game is one Python module (docs/games.md has the tutorial and the reference). It names
 the game and its settings with a few constants and defines a ``Game`` class; the engine
-reads it, checks it against this API (``engine.game_module``), runs it sandboxed like a bot
-(``engine.game_host`` in a process or Worker of its own, reached through
-``engine.game_proxy``) and plays bots on it like any built-in game::
+reads it, checks it against this API (``engine.authored.game_module``), runs it sandboxed like a bot
+(``engine.authored.game_host`` in a process or Worker of its own, reached through
+``engine.play.game_proxy``) and plays bots on it like any built-in game::
 
     from engine.game_api import Field, InvalidAnswer, Preset
 

@@ -25,9 +25,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from engine import __version__  # noqa: E402
-from engine.challenge import ChallengeError  # noqa: E402
-from engine.snippet import MAX_POST_CHARS, SnippetError, SnippetOptions, SnippetTooBig, export_snippet  # noqa: E402
-from engine.stackexchange import DEFAULT_SITE, QuestionRefError, parse_question_ref  # noqa: E402
+from engine.contest.challenge import ChallengeError  # noqa: E402
+from engine.contest.snippet import MAX_POST_CHARS, SnippetError, SnippetOptions, SnippetTooBig, export_snippet  # noqa: E402
+from engine.contest.stackexchange import DEFAULT_SITE, QuestionRefError, parse_question_ref  # noqa: E402
 
 
 class _Parser(argparse.ArgumentParser):

@@ -13,9 +13,9 @@ import re
 from collections import deque
 
 from engine.bots.step_budget import BudgetExceeded, StepBudget, instrument
-from engine.errors import InvalidAnswerError
-from engine.registry import get_game
-from engine.wire import answer_text
+from engine.core.answer_text import answer_text
+from engine.core.errors import InvalidAnswerError
+from engine.games.registry import get_game
 
 LIMIT = 10_000_000  # generous: these games measure counts, the tests of limits are elsewhere
 PLAIN = False  # True: the bots run uninstrumented (the same games, no counting)

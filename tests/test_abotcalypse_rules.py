@@ -13,8 +13,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.errors import GameOverError, InvalidAnswerError
-from engine.games.abotcalypse import (
+from engine.core.errors import GameOverError, InvalidAnswerError
+from engine.games.abotcalypse.rules import (
     DIRECTIONS,
     METEOR_STEPS,
     PRESETS,

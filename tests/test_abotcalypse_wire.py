@@ -1,5 +1,5 @@
 """aBOTcalypse on the wire: each bot's view as text and as the function-bot view, answers,
-the turn record and its replay check, and the example bots (engine/examples/abotcalypse).
+the turn record and its replay check, and the example bots (engine/games/abotcalypse/examples).
 
 Boards are drawn top row first with ``AbotState.from_layout`` (``&`` a rock, ``.`` air); bots
 are placed by ``(x, y)``, ``y = 0`` the bottom row.
@@ -19,11 +19,11 @@ from pathlib import Path
 import pytest
 
 from engine.bots.code import FUNCTION, SCRIPT, load_code
-from engine.errors import InvalidAnswerError
-from engine.games.abotcalypse import PRESETS, REST, AbotSettings, AbotState, Action
-from engine.wire import abotcalypse as wire
+from engine.core.errors import InvalidAnswerError
+from engine.games.abotcalypse import wire
+from engine.games.abotcalypse.rules import PRESETS, REST, AbotSettings, AbotState, Action
 
-EXAMPLES = Path(wire.__file__).resolve().parent.parent / "examples" / "abotcalypse"
+EXAMPLES = Path(wire.__file__).resolve().parent / "examples"
 FUNCTION_EXAMPLES = ("builder", "random", "thrower")
 
 
@@ -321,7 +321,7 @@ def test_the_script_example_reads_its_view_from_its_last_argument_and_keeps_stor
 
 # -- the spec ------------------------------------------------------------------------------
 def test_the_registry_knows_abotcalypse_from_its_wire_spec():
-    from engine.registry import get_game
+    from engine.games.registry import get_game
 
     spec = get_game("abotcalypse")
     assert spec is wire.SPEC and spec.wire is wire
@@ -339,7 +339,7 @@ def test_the_registry_knows_abotcalypse_from_its_wire_spec():
 
 
 # -- the rule book's bots ----------------------------------------------------------------
-RULES_DOC = Path(wire.__file__).resolve().parents[2] / "docs" / "rules" / "abotcalypse.md"
+RULES_DOC = Path(wire.__file__).resolve().parents[3] / "docs" / "rules" / "abotcalypse.md"
 
 
 def doc_examples():
@@ -381,14 +381,14 @@ def test_the_rule_books_script_bot_reads_its_last_argument_and_counts_in_storage
 
 # -- through the session and the CLI -------------------------------------------------------
 def test_the_examples_play_a_series_through_the_cli_without_faults_and_the_replay_verifies(tmp_path):
-    from engine.replay import ReplayError, load_document, replay_record
+    from engine.play.replay import ReplayError, load_document, replay_record
 
     path = tmp_path / "series.json"
     bots = ["builtin:random", "builtin:builder", "builtin:thrower", "builtin:random"]
     done = subprocess.run([sys.executable, "-m", "engine", "match", "abotcalypse", *bots, "--games", "3",
                            "--seed", "1", "--secret", "S", "--preset", "original", "--json",
                            "--replay", str(path)],
-                          cwd=Path(wire.__file__).resolve().parents[2], capture_output=True, text=True,
+                          cwd=Path(wire.__file__).resolve().parents[3], capture_output=True, text=True,
                           timeout=300)
     assert done.returncode == 0, done.stderr
     summary = json.loads(done.stdout)
@@ -441,7 +441,7 @@ def test_a_native_per_turn_script_bot_follows_its_plan_through_the_cli(tmp_path,
     done = subprocess.run([sys.executable, "-m", "engine", "match", "abotcalypse", bot, "builtin:builder",
                            "--games", "1", "--seed", "4", "--secret", "S", "--max-turns", "9", "--json",
                            "--replay", str(path)],
-                          cwd=Path(wire.__file__).resolve().parents[2], capture_output=True, text=True,
+                          cwd=Path(wire.__file__).resolve().parents[3], capture_output=True, text=True,
                           timeout=300)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["games"][0]["faults"][0] == 0

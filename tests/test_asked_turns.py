@@ -12,10 +12,10 @@ import json
 import pytest
 
 from engine.bots.native import InProcessBot
-from engine.driver import BotEvent, Call, Calls, GameStarted, TurnPlayed
-from engine.match import run_series
-from engine.registry import get_game
-from engine.series import GameFinished, series_steps
+from engine.games.registry import get_game
+from engine.play.driver import BotEvent, Call, Calls, GameStarted, TurnPlayed
+from engine.play.match import run_series
+from engine.play.series import GameFinished, series_steps
 
 # Every kind of turn: quiet and good, printing, raising, a bad answer; seeded from the bot's random.
 ATOMAS_BOT = """

@@ -8,10 +8,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.errors import GameOverError, IllegalMoveError, InvalidAnswerError
-from engine.games.atomas import AtomasSettings, AtomasState, state_with
-from engine.registry import get_game
-from engine.wire import atomas as wire
+from engine.core.errors import GameOverError, IllegalMoveError, InvalidAnswerError
+from engine.games.atomas import wire
+from engine.games.atomas.rules import AtomasSettings, AtomasState, state_with
+from engine.games.registry import get_game
 
 P = "+"
 

@@ -13,9 +13,9 @@ import pytest
 from engine.bots.host import BotHost
 from engine.bots.native import CommandBot, HostedBot, InProcessBot
 from engine.bots.sandbox import Unsandboxed
-from engine.games.randomness import bot_seed, turn_seed
-from engine.match import run_series
-from engine.registry import get_game
+from engine.core.randomness import bot_seed, turn_seed
+from engine.games.registry import get_game
+from engine.play.match import run_series
 
 ROOT = Path(__file__).resolve().parents[1]
 PLAYERS = {"atomas": 1, "flit": 2, "abotcalypse": 3}
@@ -107,7 +107,7 @@ def test_the_host_seeds_random_from_start_and_turn_messages() -> None:
     def first_draw(seed: int) -> str:
         host = BotHost(lambda: None, lambda reply: None)
         host.handle({"op": "load", "id": 1, "game": "flit", "code": function_bot + "print(FIRST)\n"})
-        from engine.session import GameSession
+        from engine.play.session import GameSession
         session = GameSession(spec, spec.settings(), 1, ["a", "b"])
         return host.handle({"op": "start", "id": 2, "message": session.start_message(0),
                             "seed": seed})["stdout"]

@@ -14,10 +14,10 @@ import pytest
 
 from engine.bots.native import CommandBot, HostedBot, InProcessBot
 from engine.bots.sandbox import Sandbox
-from engine.match import run_series
-from engine.registry import get_game
-from engine.replay import replay_record
-from engine.timing import hard_limit_ms
+from engine.core.timing import hard_limit_ms
+from engine.games.registry import get_game
+from engine.play.match import run_series
+from engine.play.replay import replay_record
 
 ATOMAS = get_game("atomas")
 FLIT = get_game("flit")

@@ -13,8 +13,8 @@ import pytest
 
 from engine.bots.native import HostedBot, InProcessBot
 from engine.bots.sandbox import Unsandboxed
-from engine.match import run_series
-from engine.registry import get_game
+from engine.games.registry import get_game
+from engine.play.match import run_series
 
 ROOT = Path(__file__).resolve().parents[1]
 

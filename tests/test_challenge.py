@@ -11,14 +11,14 @@ from pathlib import Path
 
 import pytest
 
-from engine.challenge import (
+from engine.bots.entries import BUILTIN, PYTHON, Entry
+from engine.contest.challenge import (
     MAX_CODE_BYTES,
     MAX_ENTRIES,
     ChallengeError,
     challenge_json,
     load_challenge,
 )
-from engine.entries import BUILTIN, PYTHON, Entry
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -151,7 +151,7 @@ def test_each_bad_field_is_named(bad, message):
 
 
 def test_an_oversized_file_is_refused_before_it_is_parsed(monkeypatch):
-    import engine.challenge as challenge
+    import engine.contest.challenge as challenge
     monkeypatch.setattr(challenge, "MAX_CHALLENGE_CHARS", 1000)
     monkeypatch.setattr(challenge.json, "loads", lambda *_: pytest.fail("parsed an oversized file"))
     with pytest.raises(ChallengeError, match="at most 1,000 characters, got 1,001"):

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from engine import cli
-from engine.challenge import (
+from engine.cli import cli
+from engine.contest.challenge import (
     MAX_GAME_MODULE_BYTES,
     ChallengeError,
     challenge_json,
@@ -103,9 +103,9 @@ def test_an_old_file_without_the_field_reads_and_writes_as_before():
 @pytest.mark.parametrize("module", ["lowest_unique.py", "flit.py"])
 def test_the_stack_snippet_carries_the_game_compressed_within_the_post_limit(module):
     from engine import __version__
-    from engine.game_proxy import game_sandbox, load_game
-    from engine.registry import register, unregister
-    from engine.snippet import MAX_POST_CHARS, SnippetOptions, export_snippet, unpack_challenge
+    from engine.contest.snippet import MAX_POST_CHARS, SnippetOptions, export_snippet, unpack_challenge
+    from engine.games.registry import register, unregister
+    from engine.play.game_proxy import game_sandbox, load_game
 
     source = (Path(__file__).parent.parent / "examples" / "games" / module).read_text()
     game = load_game(source, game_sandbox(True, 512))  # the project's own example: trusted here

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.replay import load_document, replay_record
+from engine.play.replay import load_document, replay_record
 
 ROOT = Path(__file__).resolve().parents[1]
 

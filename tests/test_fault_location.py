@@ -10,8 +10,8 @@ import sys
 
 import pytest
 
-from engine.driver import BotEvent
-from engine.registry import games
+from engine.games.registry import games
+from engine.play.driver import BotEvent
 
 FAULTY = "def move(view):\n    x = 1\n    return 1 / 0\n"  # faults on line 3
 SHORT = {"atomas": ["--max-moves", "20"], "abotcalypse": ["--max-turns", "20"]}

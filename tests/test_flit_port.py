@@ -15,13 +15,13 @@ import pytest
 
 from engine.bots.native import HostedBot
 from engine.bots.sandbox import Sandbox, SandboxError, Unsandboxed
-from engine.game_proxy import load_game
-from engine.match import run_series
-from engine.registry import get_game, register, unregister
+from engine.games.registry import get_game, register, unregister
+from engine.play.game_proxy import load_game
+from engine.play.match import run_series
 
 ROOT = Path(__file__).resolve().parent.parent
 PORT = (ROOT / "examples" / "games" / "flit.py").read_text(encoding="utf-8")
-BUILTIN_BOTS = ROOT / "engine" / "examples" / "flit"
+BUILTIN_BOTS = ROOT / "engine" / "games" / "flit" / "examples"
 CHAOS = '''import random
 
 def move(view):

@@ -8,10 +8,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.errors import GameOverError, IllegalMoveError, InvalidAnswerError
-from engine.games.flit import NEUTRAL, PRESETS, FlitSettings, FlitState, new_game, state_with
-from engine.registry import get_game
-from engine.wire import flit as wire
+from engine.core.errors import GameOverError, IllegalMoveError, InvalidAnswerError
+from engine.games.flit import wire
+from engine.games.flit.rules import NEUTRAL, PRESETS, FlitSettings, FlitState, new_game, state_with
+from engine.games.registry import get_game
 
 
 def neighbours(x, y, size=16):

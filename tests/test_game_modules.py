@@ -14,7 +14,7 @@ import time
 
 import pytest
 
-from engine import cli
+from engine.cli import cli
 
 GOOD = '''"""Race to ten: each round every bot says 1 or 2; the sums race to TARGET."""
 from engine.game_api import Field, InvalidAnswer

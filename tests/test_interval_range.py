@@ -14,10 +14,10 @@ import sys
 
 import pytest
 
-from engine.entries import Entry
-from engine.ranking import MEAN_SCORE, Standing, mean_interval, rank, win_rate_interval
-from engine.registry import games, get_game
-from engine.tournament import MatchResult, Tournament, leaderboard_rows
+from engine.bots.entries import Entry
+from engine.contest.ranking import MEAN_SCORE, Standing, mean_interval, rank, win_rate_interval
+from engine.contest.tournament import MatchResult, Tournament, leaderboard_rows
+from engine.games.registry import games, get_game
 
 SPREAD = [0, 0, 0, 90]  # mean 22.5, t-interval about -49..94 unclipped
 

@@ -1,4 +1,4 @@
-"""The leaderboard as Markdown (engine/leaderboard_markdown.py): its table, its escaping of
+"""The leaderboard as Markdown (engine/contest/leaderboard_markdown.py): its table, its escaping of
 hostile names, and ``python -m engine tournament --markdown FILE``."""
 
 from __future__ import annotations
@@ -11,10 +11,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from engine import __version__
-from engine.entries import Entry
-from engine.leaderboard_markdown import EntryCredit, cell_text, link_target, tournament_markdown
-from engine.registry import get_game
-from engine.tournament import MatchResult, Tournament
+from engine.bots.entries import Entry
+from engine.contest.leaderboard_markdown import EntryCredit, cell_text, link_target, tournament_markdown
+from engine.contest.tournament import MatchResult, Tournament
+from engine.games.registry import get_game
 
 ROOT = Path(__file__).resolve().parents[1]
 CELL_BREAK = re.compile(r"(?<!\\)\|")  # a pipe no backslash escapes: a cell ends there

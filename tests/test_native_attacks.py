@@ -21,7 +21,7 @@ import pytest
 from peak_rss import CONTROLLER
 
 from engine.bots.sandbox import Sandbox, SandboxError
-from engine.replay import load_document, replay_record
+from engine.play.replay import load_document, replay_record
 
 ROOT = Path(__file__).resolve().parents[1]
 RSS_BOUND_MB = 300  # the controller's own peak memory while a bot floods it

@@ -1,7 +1,7 @@
 """An author's game through the page's controller (web/main.py) under CPython: the game host
 answers ``askGame`` as the game's Worker would, each bot a bot host, as in test_toy_game.
 
-The page's path is the native one with another channel (``engine.page_game.BridgeChannel``):
+The page's path is the native one with another channel (``engine.play.page_game.BridgeChannel``):
 the module is read and checked, its spec is what the page builds its form from, a run with its
 example bots gives the same summary as the command line, and a module with a mistake is one
 error with its line.
@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from engine import cli
 from engine.bots.host import BotHost
-from engine.registry import unregister
+from engine.cli import cli
+from engine.games.registry import unregister
 
 sys.path.insert(0, str(Path(__file__).parent))
 from fresh_thread import in_fresh_thread  # noqa: E402

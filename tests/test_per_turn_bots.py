@@ -15,8 +15,8 @@ import pytest
 
 from engine.bots.native import CommandBot, HostedBot
 from engine.bots.sandbox import Sandbox, SandboxError, Unsandboxed
-from engine.match import run_series
-from engine.registry import get_game
+from engine.games.registry import get_game
+from engine.play.match import run_series
 
 SPEC = get_game("abotcalypse")
 

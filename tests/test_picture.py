@@ -7,7 +7,7 @@ import copy
 
 import pytest
 
-from engine.picture import PictureError, check_picture
+from engine.authored.picture import PictureError, check_picture
 
 EXAMPLE = {
     "width": 8, "height": 2, "cells": ["..A.....", "#......."],

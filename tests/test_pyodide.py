@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.registry import get_game
+from engine.games.registry import get_game
 
 ROOT = Path(__file__).resolve().parent.parent
 RUNNER = Path(__file__).resolve().parent / "pyodide_python.mjs"
@@ -25,9 +25,9 @@ _spec.loader.exec_module(replay_tests)
 PLAY = '''
 import json
 from engine.bots.native import InProcessBot
-from engine.registry import get_game
-from engine.match import run_series
-from engine.replay import ReplayError, replay_record, verify_document
+from engine.games.registry import get_game
+from engine.play.match import run_series
+from engine.play.replay import ReplayError, replay_record, verify_document
 
 def series(game, seed, games, overrides, bots, secret=None):
     spec = get_game(game)
@@ -145,8 +145,8 @@ def test_golden_records_replay_identically_in_pyodide(both) -> None:
 PER_TURN = '''
 import json, os, sys
 from engine.bots.host import BotHost
-from engine.registry import get_game
-from engine.session import GameSession
+from engine.games.registry import get_game
+from engine.play.session import GameSession
 
 SCRIPT = """
 import os, sys
@@ -195,9 +195,9 @@ BUDGET = '''
 import json, sys
 from engine.bots.host import BotHost
 from engine.bots.native import InProcessBot
-from engine.match import run_series
-from engine.registry import get_game
-from engine.session import GameSession
+from engine.play.match import run_series
+from engine.games.registry import get_game
+from engine.play.session import GameSession
 
 LOOP = "def move(view):\\n    n = 0\\n    while True:\\n        n += 1\\n"
 spec = get_game("flit")

@@ -18,13 +18,13 @@ import pytest
 
 from engine.bots import python2, python2_convert
 from engine.bots.code import BotLoadError, load_code
+from engine.bots.entries import UsageError, entry_from_form
 from engine.bots.native import HostedBot, InProcessBot
 from engine.bots.python2 import convert, python2_reason
 from engine.bots.sandbox import Sandbox
-from engine.challenge import load_challenge
-from engine.entries import UsageError, entry_from_form
-from engine.match import run_series
-from engine.registry import get_game
+from engine.contest.challenge import load_challenge
+from engine.games.registry import get_game
+from engine.play.match import run_series
 
 ROOT = Path(__file__).resolve().parent.parent
 ANSWERS = Path(__file__).resolve().parent / "python2_answers"

@@ -23,8 +23,8 @@ import json, sys
 from engine.bots.code import BotLoadError
 from engine.bots.native import InProcessBot
 from engine.bots.python2 import convert, python2_reason
-from engine.match import run_series
-from engine.registry import get_game
+from engine.play.match import run_series
+from engine.games.registry import get_game
 
 args = json.loads(ARGS)
 conversions = {}

@@ -19,11 +19,11 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 
 from engine.bots.sandbox import Limits, Sandbox, SandboxError, Unsandboxed
-from engine.build_cache import BuildError, build
-from engine.challenge import ChallengeError, challenge_json, load_challenge
-from engine.command_entries import CommandsError, parse_commands
-from engine.se_fetch import FetchError, fetch_answers
-from engine.stackexchange import MAX_BODY_CHARS, QuestionRef
+from engine.contest.build_cache import BuildError, build
+from engine.contest.challenge import ChallengeError, challenge_json, load_challenge
+from engine.contest.command_entries import CommandsError, parse_commands
+from engine.contest.se_fetch import FetchError, fetch_answers
+from engine.contest.stackexchange import MAX_BODY_CHARS, QuestionRef
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "tests" / "data" / "se"

@@ -7,7 +7,7 @@ import math
 
 import pytest
 
-from engine.ranking import (
+from engine.contest.ranking import (
     MEAN_SCORE,
     WIN_RATE,
     Standing,

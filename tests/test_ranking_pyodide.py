@@ -13,7 +13,7 @@ RUNNER = Path(__file__).resolve().parent / "pyodide_python.mjs"
 
 RANK = '''
 import json, random
-from engine.ranking import MEAN_SCORE, WIN_RATE, Standing, rank, settled_places
+from engine.contest.ranking import MEAN_SCORE, WIN_RATE, Standing, rank, settled_places
 rng = random.Random(5)
 out = []
 for trial in range(40):

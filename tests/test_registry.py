@@ -16,10 +16,10 @@ import pytest
 
 from engine.bots.code import FUNCTION, load_code
 from engine.bots.runners import FunctionRunner
-from engine.registry import games, get_game
-from engine.replay import replay_record, verify_document
-from engine.series import series_document
-from engine.session import GameSession, Reply
+from engine.games.registry import games, get_game
+from engine.play.replay import replay_record, verify_document
+from engine.play.series import series_document
+from engine.play.session import GameSession, Reply
 
 SEEDS = range(1, 7)
 GARBAGE = ["", "   ", "banana", "-1", "9999 9999 9999 9999", "0 0 0 0 0", "move", "throw left -3",

@@ -16,11 +16,11 @@ from pathlib import Path
 import pytest
 
 from engine.bots.native import InProcessBot
-from engine.games.flit import NEUTRAL
-from engine.match import run_series
-from engine.registry import get_game
-from engine.replay import ReplayError, load_document, replay_record, verify_document
-from engine.series import summarize
+from engine.games.flit.rules import NEUTRAL
+from engine.games.registry import get_game
+from engine.play.match import run_series
+from engine.play.replay import ReplayError, load_document, replay_record, verify_document
+from engine.play.series import summarize
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 UPDATE = os.environ.get("UPDATE_GOLDEN") == "1"

@@ -1,4 +1,4 @@
-"""A whole tournament's replays in one file (engine/replay_bundle.py): the matches
+"""A whole tournament's replays in one file (engine/play/replay_bundle.py): the matches
 ``tournament --replays DIR`` writes, bundled, read back by ``python -m engine replay`` and
 by the page's reader (``verify_any``), every match re-run; a forged one is refused by number."""
 
@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from engine.replay import ReplayError
-from engine.replay_bundle import tournament_bundle, verify_any
+from engine.play.replay import ReplayError
+from engine.play.replay_bundle import tournament_bundle, verify_any
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -21,11 +21,11 @@ from pathlib import Path
 
 import pytest
 
-from engine.entries import PYTHON, Entry
-from engine.outcome import unique_winner
-from engine.registry import get_game
-from engine.result_cache import MAX_RESULT_BYTES, ResultCache
-from engine.tournament import ALONE, PAIRS, TABLES, MatchJob, MatchResult, Tournament, run_tournament
+from engine.bots.entries import PYTHON, Entry
+from engine.contest.result_cache import MAX_RESULT_BYTES, ResultCache
+from engine.contest.tournament import ALONE, PAIRS, TABLES, MatchJob, MatchResult, Tournament, run_tournament
+from engine.core.outcome import unique_winner
+from engine.games.registry import get_game
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -215,9 +215,9 @@ def _kept(folder: Path) -> int:
 def test_the_key_is_what_decides_the_game_and_not_its_place_in_the_plan(tmp_path):
     """Every input of a game changes its key (a ``cmd:`` bot's script too); its index in the
     plan (another field, another order of play) does not."""
-    from engine.entries import COMMAND
-    from engine.result_cache import command_files_hash, game_key
-    from engine.tournament import Match
+    from engine.bots.entries import COMMAND
+    from engine.contest.result_cache import command_files_hash, game_key
+    from engine.contest.tournament import Match
 
     script = tmp_path / "bot.sh"
     script.write_text("echo 0 0 0 0\n")

@@ -15,11 +15,11 @@ from pathlib import Path
 import pytest
 
 from engine.bots.native import InProcessBot
-from engine.games.atomas import AtomasSettings, AtomasState
-from engine.games.flit import NEUTRAL, PRESETS, FlitState
-from engine.match import BotEvent, run_series
-from engine.registry import get_game
-from engine.replay import ReplayError, replay_record, verify_document
+from engine.games.atomas.rules import AtomasSettings, AtomasState
+from engine.games.flit.rules import NEUTRAL, PRESETS, FlitState
+from engine.games.registry import get_game
+from engine.play.match import BotEvent, run_series
+from engine.play.replay import ReplayError, replay_record, verify_document
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -29,8 +29,8 @@ ROOT = Path(__file__).resolve().parent.parent
 # it falls back to a chance-level guess (the atom seen most often so far).
 SEED_SEARCH = '''
 from collections import Counter
-from engine.games.atomas import AtomasSettings, AtomasState
-from engine.wire.atomas import parse_answer
+from engine.games.atomas.rules import AtomasSettings, AtomasState
+from engine.games.atomas.wire import parse_answer
 
 shadows = None
 prediction = None

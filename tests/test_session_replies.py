@@ -11,8 +11,8 @@ import json
 import pytest
 
 from engine.bots.answer import BotAnswer, OutputBudget
-from engine.registry import get_game
-from engine.session import GAME_ERROR_CHARS, MAX_ERROR_CHARS, GameSession, Reply
+from engine.games.registry import get_game
+from engine.play.session import GAME_ERROR_CHARS, MAX_ERROR_CHARS, GameSession, Reply
 
 ATOMAS = get_game("atomas")
 

@@ -1,4 +1,4 @@
-"""The Stack Snippet exporter (engine/snippet.py, scripts/export_snippet.py) and the wheel the
+"""The Stack Snippet exporter (engine/contest/snippet.py, scripts/export_snippet.py) and the wheel the
 snippet loads (scripts/build_wheel.py): the markdown parses back into the site's snippet form,
 carries the challenge and nothing else, refuses past a post's 30,000 characters with the size;
 the wheel holds the engine and the page's files and depends on nothing."""
@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from engine import __version__
-from engine.challenge import ChallengeError, challenge_json, load_challenge
-from engine.snippet import (
+from engine.contest.challenge import ChallengeError, challenge_json, load_challenge
+from engine.contest.snippet import (
     BEGIN,
     MAX_POST_CHARS,
     SnippetError,
@@ -29,7 +29,7 @@ from engine.snippet import (
     snippet_document,
     unpack_challenge,
 )
-from engine.stackexchange import parse_question_ref
+from engine.contest.stackexchange import parse_question_ref
 
 ROOT = Path(__file__).resolve().parent.parent
 CHALLENGE = {
@@ -171,8 +171,8 @@ def test_the_wheel_holds_the_engine_and_the_page_and_needs_nothing(wheel):
         names = set(z.namelist())
         metadata = z.read(f"koth_arena-{__version__}.dist-info/METADATA").decode()
         index = z.read("engine/site/index.html").decode()
-    for name in ("engine/__init__.py", "engine/snippet.py", "engine/stackexchange.py", "engine/wire/flit.py",
-                 "engine/examples/flit/greedy.py"):
+    for name in ("engine/__init__.py", "engine/contest/snippet.py", "engine/contest/stackexchange.py",
+                 "engine/games/flit/wire.py", "engine/games/flit/examples/greedy.py"):
         assert name in names
     for name in ("app.js", "controller_worker.js", "bot_worker.js", "index.html", "style.css", "main.py"):
         assert f"engine/site/{name}" in names

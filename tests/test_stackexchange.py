@@ -1,4 +1,4 @@
-"""Entries from a Stack Exchange question's answers (engine/stackexchange.py), read from
+"""Entries from a Stack Exchange question's answers (engine/contest/stackexchange.py), read from
 recorded API responses (tests/data/se/: two pages of /2.3/questions/{id}/answers with
 filter=withbody, as the API sends them, and a throttle error)."""
 from __future__ import annotations
@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from engine.challenge import LANGUAGES, load_challenge
-from engine.stackexchange import (
+from engine.contest.challenge import LANGUAGES, load_challenge
+from engine.contest.stackexchange import (
     AnswerProblem,
     ImportedEntry,
     QuestionRefError,

@@ -18,9 +18,9 @@ from fresh_thread import in_fresh_thread  # noqa: E402
 ROOT = Path(__file__).resolve().parent.parent
 # The games tests/budget_games.py can play (aBOTcalypse's bots join when the tournament
 # runner counts steps for every game).
-EXAMPLES = {f"{p.parent.name}/{p.stem}": p.read_text()
-            for p in sorted((ROOT / "engine/examples").glob("*/*.py"))
-            if p.parent.name in ("atomas", "flit")}
+EXAMPLES = {f"{p.parent.parent.name}/{p.stem}": p.read_text()
+            for p in sorted((ROOT / "engine/games").glob("*/examples/*.py"))
+            if p.parent.parent.name in ("atomas", "flit")}
 
 
 def _readme_bots() -> dict[str, str]:

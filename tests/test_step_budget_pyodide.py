@@ -35,8 +35,8 @@ json.dumps({"results": out, "version": sys.version_info[:2], "platform": sys.pla
 
 
 def _cases() -> list[dict]:
-    examples = {f"{p.parent.name}/{p.stem}": p.read_text()
-                for p in sorted((ROOT / "engine/examples").glob("*/*.py"))}
+    examples = {f"{p.parent.parent.name}/{p.stem}": p.read_text()
+                for p in sorted((ROOT / "engine/games").glob("*/examples/*.py"))}
     readme = budget_games.readme_bots((ROOT / "docs" / "bots.md").read_text())
     atomas = [examples["atomas/greedy"], examples["atomas/random"], examples["atomas/script"],
               readme["atomas/function"], readme["atomas/script"]]

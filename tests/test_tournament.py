@@ -15,10 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from engine.entries import Entry
-from engine.ranking import MEAN_SCORE, WIN_RATE
-from engine.registry import get_game
-from engine.tournament import (
+from engine.bots.entries import Entry
+from engine.contest.ranking import MEAN_SCORE, WIN_RATE
+from engine.contest.tournament import (
     ALONE,
     PAIRS,
     MatchResult,
@@ -28,6 +27,7 @@ from engine.tournament import (
     plan_pairs,
     standings_of,
 )
+from engine.games.registry import get_game
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(Path(__file__).parent))
@@ -373,8 +373,8 @@ def test_async_tournament_from_a_challenge_prints_the_native_json(tmp_path, para
     import asyncio
     import random as stdlib_random
 
-    from engine.challenge import load_challenge
-    from engine.tournament import play_match, run_tournament_async, tournament_from_challenge
+    from engine.contest.challenge import load_challenge
+    from engine.contest.tournament import play_match, run_tournament_async, tournament_from_challenge
 
     text = _challenge_text()
     path = tmp_path / "challenge.json"
@@ -401,8 +401,8 @@ def test_async_tournament_from_a_challenge_prints_the_native_json(tmp_path, para
 def test_async_tournament_stops_every_match_when_one_raises():
     import asyncio
 
-    from engine.challenge import load_challenge
-    from engine.tournament import run_tournament_async, tournament_from_challenge
+    from engine.contest.challenge import load_challenge
+    from engine.contest.tournament import run_tournament_async, tournament_from_challenge
 
     tournament = tournament_from_challenge(load_challenge(_challenge_text()))
     cancelled = []
@@ -425,8 +425,8 @@ def test_async_tournament_stops_every_match_when_one_raises():
 
 
 def test_a_challenge_without_secret_gets_the_one_given_or_a_fresh_one():
-    from engine.challenge import load_challenge
-    from engine.tournament import tournament_from_challenge
+    from engine.contest.challenge import load_challenge
+    from engine.contest.tournament import tournament_from_challenge
 
     data = json.loads(_challenge_text())
     del data["secret"]

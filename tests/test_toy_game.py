@@ -3,7 +3,7 @@ CLI's code and the page controller's code unchanged.
 
 The toy is simultaneous rock-paper-scissors: every seat acts each round, a round's winners
 score a point. Its files (rules and wire in one module, two example bots) are written to
-``tmp_path``, imported from there and given to ``engine.registry.register``; nothing in
+``tmp_path``, imported from there and given to ``engine.games.registry.register``; nothing in
 the engine is edited or told its name.
 """
 
@@ -19,9 +19,9 @@ from pathlib import Path
 
 import pytest
 
-from engine import cli
 from engine.bots.host import BotHost
-from engine.registry import games, get_game, register, unregister
+from engine.cli import cli
+from engine.games.registry import games, get_game, register, unregister
 
 sys.path.insert(0, str(Path(__file__).parent))
 from fresh_thread import in_fresh_thread  # noqa: E402
@@ -33,9 +33,9 @@ TOY_WIRE = '''
 import sys
 from dataclasses import asdict, dataclass
 
-from engine.errors import InvalidAnswerError
-from engine.outcome import Outcome, unique_winner
-from engine.spec import GameSpec, Preset, SettingField
+from engine.core.errors import InvalidAnswerError
+from engine.core.outcome import Outcome, unique_winner
+from engine.core.spec import GameSpec, Preset, SettingField
 
 BEATS = {"r": "s", "p": "r", "s": "p"}
 

@@ -1,7 +1,7 @@
 """The page's match controller, running in the controller Worker under Pyodide.
 
 It answers the engine's one series core, ``series_steps``, as the native controller does
-(``engine.match``), but each bot call is an ``await`` on a message to that bot's own Worker
+(``engine.play.match``), but each bot call is an ``await`` on a message to that bot's own Worker
 (``arena_bridge.ask``, defined in ``web/src/controller_worker.js``, which measures the time and
 stops silent bots).
 Everything the page shows arrives as ``arena_bridge.post`` events (docs/architecture.md).
@@ -23,19 +23,19 @@ from engine.bots import python2
 from engine.bots.answer import BotAnswer, cap_text
 from engine.bots.budget_seal import SealCheck
 from engine.bots.code import BotLoadError
+from engine.bots.entries import BUILTIN
 from engine.bots.python2 import PYTHON2, NotConverted, convert, python2_reason
 from engine.bots.python2_convert import conversion_from_reply, over_time_message
 from engine.bots.reply import answer_from_reply
-from engine.driver import BotEvent, Call, Calls, GameStarted, TurnPlayed, TurnReply
-from engine.entries import BUILTIN
-from engine.game_proxy import GameCodeError
-from engine.games.randomness import check_secret, new_secret
-from engine.page_game import GameStopped, load_game_json
-from engine.registry import games, get_game
-from engine.replay import ReplayError
-from engine.replay_bundle import verify_any
-from engine.series import GameFinished, series_steps
-from engine.timing import hard_limit_ms
+from engine.core.randomness import check_secret, new_secret
+from engine.core.timing import hard_limit_ms
+from engine.games.registry import games, get_game
+from engine.play.driver import BotEvent, Call, Calls, GameStarted, TurnPlayed, TurnReply
+from engine.play.game_proxy import GameCodeError
+from engine.play.page_game import GameStopped, load_game_json
+from engine.play.replay import ReplayError
+from engine.play.replay_bundle import verify_any
+from engine.play.series import GameFinished, series_steps
 
 LOAD_LIMIT_MS = 20_000
 FLUSH_MS = 50  # send the viewer new turns at most this often
@@ -318,7 +318,7 @@ def verify_replay(text: str) -> str:
 def se_question(text: str, site: str) -> str:
     """A question number or URL -> JSON ``{site, question, url}`` (the first page's API
     request) or ``{error}``."""
-    from engine.stackexchange import QuestionRefError, parse_question_ref
+    from engine.contest.stackexchange import QuestionRefError, parse_question_ref
 
     try:
         ref = parse_question_ref(text, site)
@@ -331,7 +331,7 @@ def se_question(text: str, site: str) -> str:
 def se_parse(items_json: str, site: str) -> str:
     """The API's answer items (JSON text of a list) -> JSON ``{entries, problems}``: the
     entries in the challenge file's form, and per answer that is not one, why."""
-    from engine.stackexchange import entries_from_answers
+    from engine.contest.stackexchange import entries_from_answers
 
     try:
         entries, problems = entries_from_answers(json.loads(items_json), str(site))
@@ -344,12 +344,12 @@ def se_parse(items_json: str, site: str) -> str:
 # -- challenge files and links (issue 9): checked by the engine, never by the page ------------
 
 def check_challenge(text: str) -> str:
-    """A challenge file or link the visitor opened, checked by ``engine.challenge``.
+    """A challenge file or link the visitor opened, checked by ``engine.contest.challenge``.
 
     Returns JSON: ``{"challenge": ...}`` (the file's object as ``challenge_json`` writes it)
     or ``{"error": ...}``, the reader's one-line message. Never raises: the text is untrusted.
     """
-    from engine.challenge import ChallengeError, challenge_json, load_challenge
+    from engine.contest.challenge import ChallengeError, challenge_json, load_challenge
 
     try:
         challenge = load_challenge(text)
@@ -362,7 +362,7 @@ def check_challenge(text: str) -> str:
 
 
 # ---- tournaments (docs/architecture.md "Tournaments in the page") --------------------------
-# The native tournament's own core (engine.tournament: the plan, the standings, the ranking,
+# The native tournament's own core (engine.contest.tournament: the plan, the standings, the ranking,
 # the cross table) with matches played over the page's bot Workers, several at once. A
 # match's seats are Workers the controller Worker hands out per entry
 # (``arena_bridge.tournamentSeats``): a Worker only ever serves one entry's code.
@@ -375,8 +375,8 @@ class PageTournament:
     """One tournament run: ``{type: "tournament", run, challenge, parallel, budget, focus}``."""
 
     def __init__(self, owner: Controller, run: int, request: dict) -> None:
-        from engine.challenge import ChallengeError, load_challenge
-        from engine.tournament import tournament_from_challenge
+        from engine.contest.challenge import ChallengeError, load_challenge
+        from engine.contest.tournament import tournament_from_challenge
 
         self.owner = owner
         self.run = run
@@ -405,7 +405,7 @@ class PageTournament:
         self.seals: dict[tuple[int, int], SealCheck] = {}  # per (group, seat), under a budget
 
     async def play_all(self) -> None:
-        from engine.tournament import run_tournament_async
+        from engine.contest.tournament import run_tournament_async
 
         t = self.tournament
         self.plan = json.loads(arena_bridge.tournamentBegin(t.seats, len(t.entries),
@@ -421,7 +421,7 @@ class PageTournament:
 
     # -- one match
     async def _play(self, match):
-        from engine.tournament import failed_match, match_settings, result_of_series
+        from engine.contest.tournament import failed_match, match_settings, result_of_series
 
         t = self.tournament
         settings = match_settings(self.spec, t.preset, t.overrides, len(match.table))
@@ -524,7 +524,7 @@ class PageTournament:
 
     def _board(self) -> dict:
         """The leaderboard as the engine ranks it now (and the cross table in pairs)."""
-        from engine.tournament import PAIRS, cross_table, leaderboard_rows
+        from engine.contest.tournament import PAIRS, cross_table, leaderboard_rows
 
         t = self.tournament
         ranking = t.ranking()
@@ -586,12 +586,12 @@ def tournament_replay(run: int, index: int) -> str:
 def tournament_file(run: int, what: str, date: str) -> str:
     """The latest tournament as a file (web/src/tournament_files.js): ``what`` "markdown",
     its leaderboard as ``python -m engine tournament --markdown`` writes it
-    (engine.leaderboard_markdown; ``date``: the day, ISO), or "bundle", every kept game's
-    replay in one tournament file (engine.replay_bundle). JSON ``{text}`` or ``{error}``."""
+    (engine.contest.leaderboard_markdown; ``date``: the day, ISO), or "bundle", every kept game's
+    replay in one tournament file (engine.play.replay_bundle). JSON ``{text}`` or ``{error}``."""
     from engine import __version__
-    from engine.leaderboard_markdown import challenge_credits, tournament_markdown
-    from engine.replay import MAX_DOCUMENT_CHARS
-    from engine.replay_bundle import tournament_bundle
+    from engine.contest.leaderboard_markdown import challenge_credits, tournament_markdown
+    from engine.play.replay import MAX_DOCUMENT_CHARS
+    from engine.play.replay_bundle import tournament_bundle
 
     page = tournaments.get(int(run))
     if page is None:
@@ -625,10 +625,10 @@ def export_snippet(challenge_text: str, options_json: str) -> str:
     and hash optional). Returns JSON ``{markdown, size, limit}``, or ``{error}`` (a bad
     challenge or option, or a snippet over the post's limit, with its ``size``)."""
     from engine import __version__
-    from engine.challenge import ChallengeError
-    from engine.snippet import MAX_POST_CHARS, SnippetError, SnippetOptions, SnippetTooBig
-    from engine.snippet import export_snippet as markdown_of
-    from engine.stackexchange import QuestionRefError, parse_question_ref
+    from engine.contest.challenge import ChallengeError
+    from engine.contest.snippet import MAX_POST_CHARS, SnippetError, SnippetOptions, SnippetTooBig
+    from engine.contest.snippet import export_snippet as markdown_of
+    from engine.contest.stackexchange import QuestionRefError, parse_question_ref
 
     try:
         options = json.loads(options_json)
@@ -714,6 +714,6 @@ async def python2_view(code: str, with_conversion: bool) -> str:
 
 async def load_game(source: str) -> str:
     """An author's game module (from the page's game editor), read and checked in a Worker of
-    its own and registered: ``{"spec": ...}`` or ``{"error", "line"}`` (engine.page_game)."""
+    its own and registered: ``{"spec": ...}`` or ``{"error", "line"}`` (engine.play.page_game)."""
     await arena_bridge.gameWorker()  # started and ready before any request (no waiting inside)
     return load_game_json(arena_bridge, source)

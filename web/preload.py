@@ -23,11 +23,11 @@ def _preload() -> None:
     import random  # noqa: F401
 
     import engine.bots.host  # noqa: F401
-    import engine.challenge  # noqa: F401
-    import engine.snippet  # noqa: F401
-    import engine.stackexchange  # noqa: F401
-    import engine.tournament  # noqa: F401
-    from engine.registry import games
+    import engine.contest.challenge  # noqa: F401
+    import engine.contest.snippet  # noqa: F401
+    import engine.contest.stackexchange  # noqa: F401
+    import engine.contest.tournament  # noqa: F401
+    from engine.games.registry import games
 
     games()
     sys.modules["arena_bridge"] = types.ModuleType("arena_bridge")

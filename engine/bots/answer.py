@@ -79,3 +79,15 @@ class OutputBudget:
         if not self.cut:
             return ""
         return f"\n[... {self.cut} characters of output cut: over {self.limit:,} this game ...]\n"
+
+
+@dataclass(slots=True)
+class TurnReply:
+    """What a controller sends back for a ``turn`` call."""
+
+    result: BotAnswer
+    elapsed_ms: float
+    no_answer: bool = False  # nothing before the hard limit: the bot was stopped
+    # The bot's move was limited by its step budget: the time limit is only the hard one's
+    # backstop, so a slow machine cannot turn a move into a time-out.
+    steps_counted: bool = False

@@ -2,7 +2,7 @@
 
 A bot's ``import random`` (and ``from random import ...``) gets a module of its own whose
 functions draw from a ``random.Random`` seeded with the bot's seed
-(``engine.games.randomness.bot_seed``), and whose ``Random()`` without a seed is seeded from
+(``engine.core.randomness.bot_seed``), and whose ``Random()`` without a seed is seeded from
 that same stream. The process's own ``random`` is untouched: in-process bots (the built-in
 examples) share the controller's process, and neither can disturb the other's draws.
 The module is reached through the bot's ``__builtins__.__import__``; a library the bot

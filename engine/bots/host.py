@@ -18,7 +18,7 @@ from engine.bots.code import FUNCTION, BotLoadError, _bot_frames, load_code
 from engine.bots.reply import MAX_ERROR_CHARS
 from engine.bots.runners import FunctionRunner, OneShotScriptRunner, StreamScriptRunner
 from engine.bots.step_budget import _bind, _caller_scopes
-from engine.registry import get_game
+from engine.games.registry import get_game
 
 
 class BotHost:
@@ -91,7 +91,7 @@ class BotHost:
 
     def _game_host(self):
         if getattr(self, "game_host", None) is None:
-            from engine.game_host import GameHost
+            from engine.authored.game_host import GameHost
             self.game_host = GameHost()
         return self.game_host
 
@@ -146,9 +146,9 @@ class BotHost:
 def _register_game(source: object, name: object) -> str | None:
     """Make an author's game (its bot-side code: view, lines, answers) known in this process;
     the error text when its module does not load."""
-    from engine.authored_spec import GameInfoError, bot_side_spec
-    from engine.game_module import GameModuleError
-    from engine.registry import register
+    from engine.authored.authored_spec import GameInfoError, bot_side_spec
+    from engine.authored.game_module import GameModuleError
+    from engine.games.registry import register
 
     if not isinstance(source, str):
         return "the game's module is not text"

@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 from time import perf_counter
 
-from engine.bots.answer import BotAnswer, cap_text
+from engine.bots.answer import BotAnswer, TurnReply, cap_text
 from engine.bots.budget_seal import SealCheck
 from engine.bots.code import FUNCTION, BotLoadError, load_code
 from engine.bots.kept import KeptFolder, run_turn
@@ -41,10 +41,9 @@ from engine.bots.python2 import PYTHON2, PYTHON3, convert
 from engine.bots.reply import MALFORMED, MAX_REPLY_BYTES, ReplyError, answer_from_reply, decode_reply_line
 from engine.bots.runners import FunctionRunner, OneShotScriptRunner, script_answer
 from engine.bots.sandbox import ENGINE_ROOT, Jail, Sandbox, Unsandboxed, kill_group
-from engine.driver import TurnReply
-from engine.games.randomness import turn_seed
-from engine.registry import get_game
-from engine.timing import hard_limit_ms
+from engine.core.randomness import turn_seed
+from engine.core.timing import hard_limit_ms
+from engine.games.registry import get_game
 
 __all__ = ["ENGINE_ROOT", "CommandBot", "HostedBot", "InProcessBot", "hard_limit_ms"]
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 
 from engine.bots.answer import BotAnswer, cap_text
-from engine.json_depth import nesting_depth
+from engine.core.json_depth import nesting_depth
 
 MAX_REPLY_BYTES = 1 << 20  # one reply line, in bytes (1 MiB)
 MAX_NESTING = 20  # replies are flat objects; this only keeps json.loads' recursion shallow

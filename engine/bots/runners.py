@@ -30,8 +30,8 @@ from engine.bots.answer import BotAnswer
 from engine.bots.bot_random import importer, seeded_random
 from engine.bots.code import BOT_FILENAME, BotCode, describe_exception
 from engine.bots.step_budget import BudgetExceeded, StepBudget, counting_builtins, instrument
-from engine.games.randomness import turn_seed
-from engine.registry import get_game
+from engine.core.randomness import turn_seed
+from engine.games.registry import get_game
 
 __all__ = ["BotAnswer", "Capture", "FunctionRunner", "OneShotScriptRunner", "StreamScriptRunner"]
 

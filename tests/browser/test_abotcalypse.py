@@ -10,7 +10,7 @@ from conftest import ROOMY_MS, wait_until
 from playwright.sync_api import expect
 from test_accessibility import _serious_violations
 
-from engine.games.abotcalypse import PRESETS, AbotState
+from engine.games.abotcalypse.rules import PRESETS, AbotState
 
 pytestmark = pytest.mark.browser
 
@@ -114,7 +114,7 @@ def test_replay_side_view_deaths_and_each_bots_view(arena, results_dir):
 def replayed_states(record: dict) -> list[AbotState]:
     """The engine's states after each turn of a record the page played (its own secret and
     the actions it recorded)."""
-    from engine.games.abotcalypse import REST, AbotSettings, parse_action
+    from engine.games.abotcalypse.rules import REST, AbotSettings, parse_action
 
     state = AbotState(AbotSettings(**record["settings"]), record["seed"], record["secret"])
     states = [state.copy()]

@@ -234,7 +234,7 @@ def test_export_then_import_gives_back_the_same_challenge(arena, tmp_path):
     assert exported["entries"][2] == {"name": "passer", "code": PASSER, "enabled": False}
 
     # The native tournament reads the same file.
-    from engine.challenge import load_challenge
+    from engine.contest.challenge import load_challenge
     assert [e.name for e in load_challenge(path.read_text()).tournament_entries()] == ["greedy", "first"]
 
     # Change the field, then import the file back: exactly what was exported.

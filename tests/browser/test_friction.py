@@ -15,7 +15,7 @@ from conftest import Arena
 from playwright.sync_api import expect
 from test_authored_game import load_game, loaded_status
 
-from engine.registry import games
+from engine.games.registry import games
 
 pytestmark = pytest.mark.browser
 

@@ -10,7 +10,7 @@ import pytest
 from conftest import wait_until
 from playwright.sync_api import expect
 
-from engine.registry import games
+from engine.games.registry import games
 
 pytestmark = pytest.mark.browser
 

@@ -11,7 +11,7 @@ import pytest
 from conftest import Arena, wait_until
 from playwright.sync_api import expect
 
-from engine.registry import games
+from engine.games.registry import games
 
 pytestmark = pytest.mark.browser
 

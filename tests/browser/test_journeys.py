@@ -29,10 +29,10 @@ from playwright.sync_api import expect
 from test_authored_game import load_game
 from test_challenge_page import PHONE, leaderboard
 
-from engine.authored_spec import bot_side_spec
-from engine.registry import games
-from engine.snippet import parse_snippet, unpack_challenge
-from engine.spec import GameSpec
+from engine.authored.authored_spec import bot_side_spec
+from engine.contest.snippet import parse_snippet, unpack_challenge
+from engine.core.spec import GameSpec
+from engine.games.registry import games
 
 pytestmark = pytest.mark.browser
 

@@ -13,8 +13,8 @@ from test_accessibility import _serious_violations  # the axe-core check, on the
 
 from engine.bots.native import HostedBot, InProcessBot
 from engine.bots.sandbox import Sandbox
-from engine.match import run_series
-from engine.registry import get_game
+from engine.games.registry import get_game
+from engine.play.match import run_series
 
 pytestmark = pytest.mark.browser
 

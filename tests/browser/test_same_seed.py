@@ -27,7 +27,7 @@ import pytest
 pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parents[2]
-EXAMPLES = ROOT / "engine" / "examples" / "flit"
+EXAMPLES = ROOT / "engine" / "games" / "flit" / "examples"
 BUDGET = 1_000_000
 FIELD_SEED = 18  # the test's own random: the same fields every run
 PARALLEL = (1, 2, 4)

@@ -9,7 +9,7 @@ import pytest
 from conftest import ROOMY_MS
 from playwright.sync_api import expect
 
-from engine.games.atomas import AtomasSettings, AtomasState
+from engine.games.atomas.rules import AtomasSettings, AtomasState
 
 pytestmark = pytest.mark.browser
 

@@ -12,8 +12,8 @@ import pytest
 from conftest import wait_until
 
 from engine import __version__
-from engine.challenge import challenge_json, load_challenge
-from engine.snippet import parse_snippet, pyodide_cdn_url, pypi_wheel_url, unpack_challenge
+from engine.contest.challenge import challenge_json, load_challenge
+from engine.contest.snippet import parse_snippet, pyodide_cdn_url, pypi_wheel_url, unpack_challenge
 
 pytestmark = pytest.mark.browser
 

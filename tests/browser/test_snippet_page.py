@@ -16,8 +16,14 @@ import pytest
 from conftest import wait_until
 
 from engine import __version__
-from engine.snippet import SnippetOptions, export_snippet, pack_challenge, pypi_wheel_url, snippet_document
-from engine.stackexchange import parse_question_ref
+from engine.contest.snippet import (
+    SnippetOptions,
+    export_snippet,
+    pack_challenge,
+    pypi_wheel_url,
+    snippet_document,
+)
+from engine.contest.stackexchange import parse_question_ref
 
 pytestmark = pytest.mark.browser
 

@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from engine import answer_html, stackexchange
-from engine.answer_header import name_and_language
-from engine.stackexchange import AnswerProblem, ImportedEntry, entries_from_answers, entry_from_answer
+from engine.contest import answer_html, stackexchange
+from engine.contest.answer_header import name_and_language
+from engine.contest.stackexchange import AnswerProblem, ImportedEntry, entries_from_answers, entry_from_answer
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "se"
 MB = 1_000_000

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from engine.bots.sandbox import Sandbox, SandboxError
-from engine.replay import load_document, replay_record
+from engine.play.replay import load_document, replay_record
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -44,8 +44,8 @@ import builtins
 import random
 import sys
 
-import engine.games.flit as flit
-import engine.series as series
+import engine.games.flit.rules as flit
+import engine.play.series as series
 
 games_seen_by_this_process = getattr(builtins, "TAMPERED_GAMES", 0) + 1
 builtins.TAMPERED_GAMES = games_seen_by_this_process

@@ -6,7 +6,7 @@ module that patched its host's ``reply_text`` to report a score of ``10**400`` e
 and ``tournament`` with an ``OverflowError`` traceback; a record the host let through nested
 deeper than the replay reader opens. Now each ends that game with one clear line (a game
 error), the controller stays small, a tournament plays its other games, and whatever a game
-that ends normally recorded opens again (``engine.replay_limits`` is the one place the limits
+that ends normally recorded opens again (``engine.core.replay_limits`` is the one place the limits
 are written).
 """
 
@@ -23,11 +23,11 @@ from pathlib import Path
 import pytest
 from peak_rss import CONTROLLER
 
-from engine import cli
 from engine.bots.sandbox import Sandbox, SandboxError
-from engine.registry import unregister
-from engine.replay import load_document
-from engine.replay_limits import MAX_DEPTH, MAX_RECORD_DEPTH
+from engine.cli import cli
+from engine.core.replay_limits import MAX_DEPTH, MAX_RECORD_DEPTH
+from engine.games.registry import unregister
+from engine.play.replay import load_document
 
 ROOT = Path(__file__).resolve().parents[2]
 RSS_BOUND_MB = 300  # the controller's own peak memory while a game floods it (it reached 1.5 GiB)
@@ -97,7 +97,7 @@ class Game:
 '''
 
 # The host's own reply_text, wrapped: every other game's final scores become [10**400, 0].
-# (Natively the host runs as ``python -m engine.game_host``: its class is ``__main__``'s.)
+# (Natively the host runs as ``python -m engine.authored.game_host``: its class is ``__main__``'s.)
 PATCH_SCORES = '''
 import sys as _sys
 _host = getattr(_sys.modules.get({where!r}), "GameHost", None)  # none in a bot's process
@@ -375,7 +375,7 @@ class FakeBridge:
 
 @pytest.fixture
 def page_main(monkeypatch):
-    from engine.game_host import GameHost
+    from engine.authored.game_host import GameHost
 
     monkeypatch.setattr(GameHost, "reply_text", GameHost.reply_text)  # put back after a patching game
     bridge = FakeBridge()
@@ -411,14 +411,14 @@ def test_the_page_stops_a_never_ending_game_and_a_huge_score(page_main):
     assert events[-1]["message"] == "the game failed: the game did not end within 200 turns (its MAX_TURNS)"
     assert time.monotonic() - began < 120
     bridge.events.clear()
-    events = run_in_page(main, bridge, game(head=PATCH_SCORES.format(where="engine.game_host")))
+    events = run_in_page(main, bridge, game(head=PATCH_SCORES.format(where="engine.authored.game_host")))
     assert events[-1]["type"] == "error", events[-1]
     message = events[-1]["message"]
     assert "the game failed: the game's scores [an int of 1329 bits, 0] are not numbers" in message, message
 
 
 def test_a_score_is_a_bounded_number_checked_without_overflow():
-    from engine.replay_limits import MAX_SCORE, is_score
+    from engine.core.replay_limits import MAX_SCORE, is_score
 
     good = [0, -3, 2.5, MAX_SCORE, -MAX_SCORE, float(MAX_SCORE)]
     bad = [10**400, -(10**400), MAX_SCORE + 1, float("nan"), float("inf"), 1e300, True, False, "1", None, [1]]
@@ -430,7 +430,7 @@ def test_a_page_tournament_goes_on_past_a_game_with_a_huge_score(page_main):
     sys.path.insert(0, str(ROOT / "tests"))
     from fresh_thread import in_fresh_thread
 
-    source = game(head=PATCH_SCORES.format(where="engine.game_host"))
+    source = game(head=PATCH_SCORES.format(where="engine.authored.game_host"))
     assert "spec" in json.loads(in_fresh_thread(lambda: asyncio.run(main.load_game(source))))
     challenge = {"format": "koth-arena-challenge", "version": 1, "title": "Count", "description": "",
                  "game": "count", "settings": {}, "games": 4, "seed": 1, "secret": "S",

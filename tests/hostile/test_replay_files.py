@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from engine.json_depth import nesting_depth
+from engine.core.json_depth import nesting_depth
 
 TIME_BOUND_S = 60  # about 10x what the refusal takes on a busy 2-core machine
 

@@ -255,7 +255,7 @@ PYODIDE_ORDER = ["frame", "traceback", "gc", "settrace", "hand-built code", "gc.
 PYODIDE_PLAY = '''
 import json
 from engine.bots.host import BotHost
-from engine.registry import get_game
+from engine.games.registry import get_game
 spec = get_game("flit")
 out = {}
 for name, source in json.loads(CASES):
@@ -376,7 +376,7 @@ def test_a_bot_that_writes_its_own_reply_is_faulted(tmp_path: Path) -> None:
 def test_an_honest_bot_under_a_budget_plays_hosted_with_no_fault(example: str, tmp_path: Path) -> None:
     """Every reply carries a valid seal: no fault, for a function bot and for a long-running
     script (Flit's script mode is a stream: its turns start when it reads M)."""
-    source = (ROOT / "engine" / "examples" / "flit" / f"{example}.py").read_text()
+    source = (ROOT / "engine" / "games" / "flit" / "examples" / f"{example}.py").read_text()
     summary, record = _match(tmp_path, source)
     assert summary["games"][0]["faults"] == [0, 0]
     assert all(turn["faults"][0] is None for turn in _attacker_turns(record))
@@ -389,7 +389,7 @@ import json
 from engine.bots.budget_seal import SealCheck
 from engine.bots.host import BotHost
 from engine.bots.reply import answer_from_reply
-from engine.registry import get_game
+from engine.games.registry import get_game
 spec = get_game("flit")
 out = {}
 for name, source in json.loads(CASES):
@@ -421,7 +421,7 @@ def test_a_bot_that_rewrites_its_host_is_faulted_in_pyodide_too() -> None:
     node = shutil.which("node")
     assert node, "Node is needed to run Pyodide (the README's set-up installs it)"
     assert (ROOT / "node_modules" / "pyodide").is_dir(), "run `npm ci` first (scripts/test does)"
-    honest = (ROOT / "engine" / "examples" / "flit" / "greedy.py").read_text()
+    honest = (ROOT / "engine" / "games" / "flit" / "examples" / "greedy.py").read_text()
     cases = json.dumps([["honest", honest], ["host patched", _bot(HOST_PATCHED)]])  # the patch last
     code = (f"CASES = {cases!r}\nBUDGET = {BUDGET}\nATTACKED_MOVES = {ATTACKED_MOVES}\n"
             + PYODIDE_SEALED)

@@ -1566,7 +1566,7 @@ const tournamentView = new TournamentView({
   },
 });
 
-// ---- the page inside a Stack Snippet (engine/snippet.py's boot script sets kothEmbed) ----------
+// ---- the page inside a Stack Snippet (engine/contest/snippet.py's boot script sets kothEmbed) ----------
 // The snippet carries the challenge (the link format) and the question whose answers join the
 // field; everything else came from the wheel. Opened once Python is ready: the challenge as a
 // challenge link (checked by the engine, trial view), then the answers (se_import.js).

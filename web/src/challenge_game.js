@@ -1,8 +1,8 @@
 // A challenge (file, link or Stack Snippet) that carries an author's game (`game_module`, the
 // module's source): that code is a stranger's, like a bot's, so opening the challenge shows it
 // and runs nothing; the game loads only when the visitor presses "Load this game", through the
-// game editor's path (a restricted Worker of its own, engine/page_game.py), and only then does
-// the engine check the challenge (engine/challenge.py needs its game loaded).
+// game editor's path (a restricted Worker of its own, engine/play/page_game.py), and only then does
+// the engine check the challenge (engine/contest/challenge.py needs its game loaded).
 
 import { el } from "./dom.js";
 

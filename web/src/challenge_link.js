@@ -1,7 +1,7 @@
 // Challenge links: the whole challenge file, compressed (CompressionStream "deflate-raw") and
 // base64url-encoded into the URL fragment ("#c=..."), so a static host never sees it and the
 // built site opens it offline. This module only packs and unpacks bytes: what the link holds
-// is checked by the engine (engine/challenge.py) like any challenge file.
+// is checked by the engine (engine/contest/challenge.py) like any challenge file.
 
 export const LINK_PREFIX = "c=";
 // A link's data may unpack to at most this much JSON: a small link cannot expand into a

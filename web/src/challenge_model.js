@@ -3,16 +3,16 @@
 // settings, games, seed and secret are the page's settings form (app.js binds them with
 // bindSettings), so currentChallenge() is always the challenge file the page shows
 // (docs/architecture.md "Challenge file"). This module only keeps and edits the field; it
-// checks nothing a challenge file's reader must check: the engine (engine/challenge.py, in
+// checks nothing a challenge file's reader must check: the engine (engine/contest/challenge.py, in
 // the controller Worker) validates imported files and links.
 
 import * as store from "./storage.js";
 
 export const FORMAT = "koth-arena-challenge";
 export const VERSION = 1; // written unless the challenge needs version 2 (versionOf)
-const PYTHON_LANGUAGES = ["python3", "python2"]; // engine/challenge.py LANGUAGES
+const PYTHON_LANGUAGES = ["python3", "python2"]; // engine/contest/challenge.py LANGUAGES
 export const MAX_ENTRIES = 32; // the page's cap (the engine reads files of up to 1,000)
-export const MAX_NAME_CHARS = 100; // engine/challenge.py MAX_NAME_CHARS
+export const MAX_NAME_CHARS = 100; // engine/contest/challenge.py MAX_NAME_CHARS
 export const MAX_TITLE_CHARS = 200;
 export const MAX_DESCRIPTION_CHARS = 20_000;
 const MAX_KEPT = 8; // challenges kept aside per game (a link or a file replaced them)
@@ -69,7 +69,7 @@ export function bindGameModule(source) { gameModuleSource = source; }
 // ---- the contract (ISSUE9_CONTRACT.md) -------------------------------------------------------
 
 // The challenge the page shows, as a challenge file's object. Entries switched off carry
-// "enabled": false (engine/challenge.py leaves them out of the tournament).
+// "enabled": false (engine/contest/challenge.py leaves them out of the tournament).
 export function currentChallenge() {
   const s = pageSettings();
   const f = fieldOf(s.game);

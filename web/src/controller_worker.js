@@ -66,7 +66,7 @@ function status(stage, message, progress, extra = {}) {
 }
 
 // ---- the site's own files: fetched beside this script, or, when the page runs inside a Stack
-// Snippet (engine/snippet.py), given by the page in its init message (`siteFiles`: Blobs,
+// Snippet (engine/contest/snippet.py), given by the page in its init message (`siteFiles`: Blobs,
 // unpacked from the project's wheel; this Worker's own URL is a blob: URL, no base for them).
 let siteFiles = null;
 
@@ -508,7 +508,7 @@ function release() {
   postPool();
 }
 
-// ---- an author's game (engine/page_game.py): its game host in a bot Worker of its own, with
+// ---- an author's game (engine/play/page_game.py): its game host in a bot Worker of its own, with
 // everything withheld from bots withheld from it; it lives while the game is loaded (a run's
 // bot Workers are replaced after it, this one is not: no bot ever reaches it).
 const gameSlot = new Slot();
@@ -1106,7 +1106,7 @@ function startRun(data) {
 }
 
 // ---- entries from a Stack Exchange question (web/src/se_import.js fetches the answers; the
-// engine reads them: main.py se_question and se_parse, engine/stackexchange.py) ----------
+// engine reads them: main.py se_question and se_parse, engine/contest/stackexchange.py) ----------
 let stackExchangePy = null;
 let queuedStackExchange = [];
 
@@ -1138,7 +1138,7 @@ function stackExchangeRequest(data) {
   self.postMessage({ ...out, type: data.type === "se-question" ? "se-question" : "se-parsed", id: data.id });
 }
 
-// The challenge as a Stack Snippet (main.py export_snippet, engine/snippet.py): the Pyodide
+// The challenge as a Stack Snippet (main.py export_snippet, engine/contest/snippet.py): the Pyodide
 // pinned is this one's.
 function exportSnippet(data) {
   let out;

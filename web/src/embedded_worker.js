@@ -1,4 +1,4 @@
-// Module Workers inside a Stack Snippet (engine/snippet.py). The snippet's frame has an opaque
+// Module Workers inside a Stack Snippet (engine/contest/snippet.py). The snippet's frame has an opaque
 // origin, where Chromium refuses a module Worker from a blob: URL (and a snippet has no other
 // URL for the page's scripts), but starts a classic one, which may import() a module from a
 // blob: URL. So the Worker is a small classic script that imports the module; messages that

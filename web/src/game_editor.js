@@ -1,6 +1,6 @@
 // The game editor: an author writes (or opens, or starts from an example) a game as one Python
 // module (docs/games.md) and loads it. The controller Worker hands the module to a Worker of its
-// own (engine/page_game.py), where the engine checks it and plays a short check game; the page
+// own (engine/play/page_game.py), where the engine checks it and plays a short check game; the page
 // gets the game's spec, adds it to the game menu, and from then on it runs like a built-in game,
 // drawn by the generic renderer (web/src/games/generic.js). A mistake comes back as one line
 // naming the method and the line, with a button that puts the cursor there.

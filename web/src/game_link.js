@@ -14,8 +14,8 @@
 import { packChallenge, unpackChallenge, LinkError } from "./challenge_link.js";
 
 export const GAME_LINK_PREFIX = "g=";
-export const MAX_LINK_BOTS = 64; // engine/replay.py MAX_BOTS
-const MAX_CODE_CHARS = 256 * 1024; // engine/challenge.py MAX_CODE_BYTES (characters here)
+export const MAX_LINK_BOTS = 64; // engine/play/replay.py MAX_BOTS
+const MAX_CODE_CHARS = 256 * 1024; // engine/contest/challenge.py MAX_CODE_BYTES (characters here)
 const MAX_NAME_CHARS = 100;
 const MAX_SECRET_CHARS = 256;
 const MAX_LABEL_CHARS = 200;
@@ -152,7 +152,7 @@ export class LinkContexts {
   }
 
   // A tournament of `challenge` (the challenge file's object): its playing entries under the
-  // names the engine gives them (engine/entries.py unique_names: "greedy", "greedy#2"...).
+  // names the engine gives them (engine/bots/entries.py unique_names: "greedy", "greedy#2"...).
   playedTournament(challenge, budget, spec) {
     const seen = new Map();
     const bots = [];

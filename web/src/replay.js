@@ -7,10 +7,10 @@
 const SNAP = 64;
 
 // What the page sends to the engine for checking. The engine has its own caps on bots,
-// records and turns (engine/replay.py); these two protect the controller's Python from
+// records and turns (engine/play/replay.py); these two protect the controller's Python from
 // a file it could not even parse: a huge one, or one nested deeper than any replay is.
-export const MAX_REPLAY_BYTES = 64 * 1024 * 1024; // engine/replay_limits.py: MAX_DOCUMENT_CHARS
-export const MAX_NESTING = 32; // engine/replay_limits.py: MAX_DEPTH
+export const MAX_REPLAY_BYTES = 64 * 1024 * 1024; // engine/core/replay_limits.py: MAX_DOCUMENT_CHARS
+export const MAX_NESTING = 32; // engine/core/replay_limits.py: MAX_DEPTH
 
 export class ReplayFileError extends Error {}
 

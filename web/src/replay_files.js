@@ -1,6 +1,6 @@
 // Replay files out of the page, and back in by drag-and-drop; the one-game link's button.
 //
-// What the viewer shows is saved in the engine's replay format (engine/replay.py, schema
+// What the viewer shows is saved in the engine's replay format (engine/play/replay.py, schema
 // version 2): the game on show as a "game" document (its record as the engine wrote it), or
 // every game on show as a "series" (its records and bots; the summary is left for the
 // reader to recompute). `python -m engine replay FILE` and the page's Open replay… read

@@ -39,7 +39,7 @@ function article(word) {
 }
 
 // The deepest [ / { nesting of a JSON text outside its strings (a string left open runs to
-// the end), as engine/json_depth.py measures it: one pass, constant memory.
+// the end), as engine/core/json_depth.py measures it: one pass, constant memory.
 export function nestingDepth(text) {
   let depth = 0;
   let deepest = 0;

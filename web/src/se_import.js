@@ -2,7 +2,7 @@
 //
 // The page fetches the answers from the public API (api.stackexchange.com, version 2.3:
 // /questions/{id}/answers with filter=withbody, paged with page/pagesize/has_more) and the
-// engine reads them in the controller Worker (engine/stackexchange.py, through the
+// engine reads them in the controller Worker (engine/contest/stackexchange.py, through the
 // "se-question" and "se-parse" requests): the question from a number or URL, and per answer
 // its bot name, language, code, author and link, or why it is not an entry. Nothing here
 // parses an answer. The API's `backoff` (seconds before the same method may be called again)

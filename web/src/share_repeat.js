@@ -1,13 +1,13 @@
 // A match's share link reproduces its result, or says plainly that it will not (issue 18).
 //
-// A run's games come from its seed and its secret (engine/games/randomness.py); with a step
+// A run's games come from its seed and its secret (engine/core/randomness.py); with a step
 // budget the bots' time-outs are counted in steps, so the same games on every machine.
 // The link carries the seed and settings always, the step budget when one is set, and the
 // secret when the sender leaves "Include the secret" on: the Secret field's, or else the
 // one the last run of exactly these bots and settings drew. Without a secret the recipient
 // is told, on opening, that their run will play different games than the sender's.
 
-const MAX_SECRET_CHARS = 256; // engine/games/randomness.py's MAX_SECRET_CHARS
+const MAX_SECRET_CHARS = 256; // engine/core/randomness.py's MAX_SECRET_CHARS
 const MAX_BUDGET = 1_000_000_000; // the Step budget field's bound
 
 let lastRun = null; // {key, secret}: the secret the last finished match drew, and for what

@@ -1,6 +1,6 @@
 // "Export as Stack Snippet": the challenge on show as the block of post markdown an author
 // pastes into the question (issue 9, item 6). The engine writes it (controller Worker:
-// "snippet-export" -> main.py export_snippet -> engine/snippet.py) and refuses one over a
+// "snippet-export" -> main.py export_snippet -> engine/contest/snippet.py) and refuses one over a
 // post's 30,000 characters with its size; this dialog asks for the question whose answers
 // join the field, and optionally where the snippet gets the wheel, and shows the result.
 

@@ -1,8 +1,8 @@
 // A finished tournament as files: its leaderboard as Markdown (Copy as Markdown, Download
 // .md) and all its games as one replay file. The engine writes both in the controller
-// Worker (web/main.py tournament_file): the Markdown is engine/leaderboard_markdown.py's,
+// Worker (web/main.py tournament_file): the Markdown is engine/contest/leaderboard_markdown.py's,
 // the text `python -m engine tournament --markdown FILE` writes for the same challenge,
-// seed, secret and step budget; the games are engine/replay_bundle.py's tournament file,
+// seed, secret and step budget; the games are engine/play/replay_bundle.py's tournament file,
 // which Open replay… and `python -m engine replay` read back.
 //
 // new TournamentFiles({container, send, view, status, error})

@@ -1,5 +1,5 @@
 // aBOTcalypse's renderer: a side view of the board (y = 0 the bottom row) rebuilt turn by
-// turn from the record's start (engine/games/abotcalypse.py start_json) and each turn's
+// turn from the record's start (engine/games/abotcalypse/rules.py start_json) and each turn's
 // events (rocks removed then added, the bots, the deaths, the hits, the meteors), and each
 // bot's own view as text, built from a frame exactly as the engine builds it (view_rows).
 // Only known values are drawn: cells off the board or positions that are not numbers are

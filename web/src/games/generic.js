@@ -1,4 +1,4 @@
-// The generic renderer: draws the picture an author's game returns from draw() (engine/picture.py,
+// The generic renderer: draws the picture an author's game returns from draw() (engine/authored/picture.py,
 // docs/games.md "Pictures"), carried in the records: record.start.picture, then turn.picture
 // whenever it changed. A game with no renderer of its own needs no JavaScript.
 //

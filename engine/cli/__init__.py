@@ -1,0 +1,6 @@
+"""The command line (``python -m engine``): ``cli`` (the parser, ``match`` and ``verify``),
+``cli_tournament``, ``cli_question``, ``cli_game_file`` and ``result_cli``. rich is imported
+here alone, so that the rest of the engine stays standard library only.
+
+May import: every other ``engine`` package.
+"""

@@ -1,0 +1,318 @@
+"""One game between seats as a step machine, whatever carries the messages to the bots.
+
+The session decides whom to ask each turn (every acting seat that is not frozen) and what
+to tell each of them, classifies each reply (invalid, error, time-out), applies the game's
+fault policy, plays the turn once with every acting seat's action, and builds the replay
+record. It never waits: ``engine.play.driver.game_steps`` wraps it in a generator that the
+native controller (``engine.play.match``) answers with plain calls and the page's controller
+(``web/main.py``) with ``await``s, asking a turn's bots in parallel if it likes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+from engine.bots.answer import cap_text
+from engine.core.errors import AnswerError
+from engine.core.outcome import Fault, FaultKind, Outcome
+from engine.core.spec import GameSpec
+
+SCHEMA_VERSION = 2
+MAX_ANSWER_CHARS = 200
+MAX_ERROR_CHARS = 4_000  # a fault's message, in the record and the console
+GAME_ERROR_CHARS = 100_000  # of one seat's fault messages per game; past it, each is short
+SHORT_ERROR_CHARS = 200
+
+
+@dataclass(slots=True)
+class Request:
+    """Ask ``seat`` for a move; ``message`` is the game's structured observation."""
+
+    seat: int
+    message: dict
+
+
+@dataclass(slots=True)
+class Reply:
+    """What came back from a bot for one request."""
+
+    answer: str | None = None
+    error: str | None = None  # the bot raised (text of the exception)
+    line: int | None = None  # line of the bot's code where it raised, if known
+    elapsed_ms: float = 0.0
+    no_answer: bool = False  # nothing before the hard limit: the bot was stopped
+    over_budget: bool = False  # ``error`` is the step budget's: a time-out fault
+    steps_counted: bool = False  # limited by steps: no soft time limit (the hard one stays)
+
+
+@dataclass(slots=True)
+class TurnResult:
+    """One turn played: its record, the faults of the seats asked (not of frozen seats
+    that sat it out), and the seats this turn froze."""
+
+    turn: dict = field(repr=False)
+    faults: Mapping[int, Fault]
+    frozen_now: Sequence[int]
+
+
+NO_FAULTS: Mapping[int, Fault] = MappingProxyType({})  # a good turn's (shared, read-only)
+NO_SEATS: tuple[int, ...] = ()
+FROZEN_FAULT = Fault(FaultKind.FROZEN, "frozen: not asked")
+NO_REPLY = Reply(no_answer=True)
+_READ_ERRORS = (ValueError, TypeError, ArithmeticError, RecursionError, MemoryError)
+
+
+class GameSession:
+    def __init__(self, spec: GameSpec, settings: Any, seed: int, bot_names: list[str],
+                 bot_index: list[int] | None = None, secret: str | None = None) -> None:
+        self.spec = spec
+        self.wire = spec.wire
+        self.settings = settings
+        self.seed = seed
+        self.state = spec.new_game(settings, seed, 1 if spec.side_by_side else len(bot_names),
+                                   secret=secret)
+        self.time_limit_ms = settings.time_limit_ms
+        seats = len(bot_names)
+        self.consecutive_faults = [0] * seats
+        self.frozen = [False] * seats
+        self._log: list[Any] = []  # each turn's changes, for the bots' messages
+        self._cursor = [0] * seats  # per seat: how much of the log it has been told
+        self._pending: list[Request] | None = None
+        self._alone = False  # the pending turn is one seat's alone
+        self.record: dict = {
+            "schema_version": SCHEMA_VERSION,
+            "kind": "game",
+            "game": spec.name,
+            "settings": settings.to_json(),
+            "seed": seed,
+            **({"secret": secret} if secret is not None else {}),  # none: a record before secrets
+            "bots": list(bot_names),
+            "bot_index": list(bot_index if bot_index is not None else range(seats)),
+            "start": self.wire.record_start(self.state),
+            "start_faults": [0] * seats,
+            "turns": [],
+            "result": None,
+        }
+
+    # -- start ------------------------------------------------------------------------
+    def start_message(self, seat: int) -> dict:
+        self._cursor[seat] = len(self._log)
+        return self.wire.start_message(self.state, seat)
+
+    def fail_to_start(self, seat: int, error: str, line: int | None = None) -> Fault:
+        """The bot's code could not load or start: it is frozen from the start."""
+        fault = Fault(FaultKind.ERROR, _error_text(error) or "the bot did not start",
+                      line if isinstance(line, int) and not isinstance(line, bool) else None)
+        self.record["start_faults"][seat] += 1
+        self._freeze(seat)
+        return fault
+
+    # -- turns ------------------------------------------------------------------------
+    def next_requests(self) -> list[Request] | None:
+        """The requests of the next turn, one per acting seat that is not frozen, playing
+        turns where every acting seat is frozen on the way; None at the end."""
+        state, frozen, wire, log, cursor = self.state, self.frozen, self.wire, self._log, self._cursor
+        while not state.is_terminal():
+            seats = state.acting_seats()
+            if len(seats) == 1 and not frozen[seats[0]]:  # the common case, made quick
+                seat = seats[0]
+                changes = log[cursor[seat]:]
+                cursor[seat] = len(log)
+                self._pending = [Request(seat, wire.observation(state, seat, changes))]
+                self._alone = True
+                return self._pending
+            requests = []
+            for seat in seats:
+                if not frozen[seat]:
+                    changes = log[cursor[seat]:]
+                    cursor[seat] = len(log)
+                    requests.append(Request(seat, wire.observation(state, seat, changes)))
+            if requests:
+                self._pending = requests
+                self._alone = False
+                return requests
+            if not seats:
+                raise RuntimeError(f"{self.spec.name}: no seat acts, yet the game is not over")
+            self._play(seats, {}, {}, {seat: FROZEN_FAULT for seat in seats},
+                       {seat: state.default_action(seat) for seat in seats})
+        self._finish()
+        return None
+
+    def submit(self, replies: dict[int, Reply]) -> TurnResult:
+        """Play the pending turn from ``replies`` (by seat); whatever they hold (they come
+        from bots), the turn is played, with a fault for each bad or missing reply."""
+        requests = self._pending
+        if requests is None:
+            raise RuntimeError("no request is pending")
+        self._pending = None
+        state = self.state
+        if self._alone:  # the fast path: one seat acts and its answer is good
+            request = requests[0]
+            seat = request.seat
+            reply = replies.get(seat, NO_REPLY)
+            answer = reply.answer if type(reply) is Reply else None
+            if type(answer) is str and reply.error is None and reply.no_answer is False \
+                    and len(answer) <= MAX_ANSWER_CHARS and type(reply.elapsed_ms) in (float, int) \
+                    and (reply.elapsed_ms <= self.time_limit_ms or reply.steps_counted is True):
+                wire = self.wire
+                try:
+                    actions = {seat: wire.parse_answer(answer, state, seat)}
+                    changes = state.apply_actions(actions)
+                except (AnswerError, *_READ_ERRORS):
+                    pass  # nothing was changed; the slow path below says what is wrong
+                else:
+                    self.consecutive_faults[seat] = 0
+                    self._log.append(changes)
+                    turn = {"seats": [seat], "answers": [answer], "faults": [None]}
+                    turn.update(wire.record_turn(state, {seat: request.message}, actions, changes))
+                    self.record["turns"].append(turn)
+                    if state.outcome is not None:
+                        self._finish()
+                    return TurnResult(turn, NO_FAULTS, NO_SEATS)
+        messages: dict[int, dict] = {}
+        answers: dict[int, str | None] = {}
+        faults: dict[int, Fault] = {}
+        counted: dict[int, bool] = {}  # seat -> whether its fault counts toward freezing
+        actions: dict[int, Any] = {}
+        for request in requests:
+            seat = request.seat
+            messages[seat] = request.message
+            reply = replies.get(seat, NO_REPLY)
+            answer, fault, counts, action = self._classify(seat, reply)
+            answers[seat] = answer
+            if fault is None:
+                actions[seat] = action
+            else:
+                faults[seat], counted[seat] = fault, counts
+                actions[seat] = state.default_action(seat)
+        seats = state.acting_seats()
+        if len(seats) != len(requests):
+            for seat in seats:
+                if seat not in messages:
+                    faults[seat] = FROZEN_FAULT
+                    actions[seat] = state.default_action(seat)
+        if len(requests) == 1 and not faults and len(seats) == 1:
+            seat = requests[0].seat
+            try:
+                turn = self._play(seats, messages, answers, faults, actions)
+            except AnswerError as exc:  # the one move was illegal: played as the default
+                fault = Fault(FaultKind.INVALID, str(exc))
+                faults[seat], counted[seat] = fault, state.invalid_is_fault
+                actions[seat] = state.default_action(seat)
+            except _READ_ERRORS as exc:
+                faults[seat], counted[seat] = _unreadable(exc), state.invalid_is_fault
+                actions[seat] = state.default_action(seat)
+            else:
+                self.consecutive_faults[seat] = 0
+                return TurnResult(turn, NO_FAULTS, NO_SEATS)
+        turn = self._play(seats, messages, answers, faults, actions)
+        frozen_now = []
+        for request in requests:
+            seat = request.seat
+            if seat not in faults:
+                self.consecutive_faults[seat] = 0
+                continue
+            self.consecutive_faults[seat] = self.consecutive_faults[seat] + 1 if counted[seat] else 0
+            if replies.get(seat, NO_REPLY).no_answer is True \
+                    or self.consecutive_faults[seat] >= state.fault_limit:
+                self._freeze(seat)
+                frozen_now.append(seat)
+        return TurnResult(turn, {s: f for s, f in faults.items() if f is not FROZEN_FAULT}, frozen_now)
+
+    def _classify(self, seat: int, reply: Reply) -> tuple[str | None, Fault | None, bool, Any]:
+        """(the answer as recorded, the fault or None, whether it counts, the action)."""
+        state = self.state
+        if not isinstance(reply, Reply):
+            return None, Fault(FaultKind.INVALID, "no reply"), state.invalid_is_fault, None
+        answer = reply.answer
+        bad_answer = None
+        if answer is not None and not isinstance(answer, str):
+            bad_answer = f"the answer is {type(answer).__name__}, not text"
+            answer = None
+        elif answer is not None and len(answer) > MAX_ANSWER_CHARS:
+            answer = answer[:MAX_ANSWER_CHARS]
+        error = _error_text(reply.error)
+        if error is not None:
+            error = self._within_budget(seat, error)
+        line = reply.line if isinstance(reply.line, int) and not isinstance(reply.line, bool) else None
+        elapsed_ms = reply.elapsed_ms if isinstance(reply.elapsed_ms, int | float) else 0.0
+        if reply.no_answer:
+            return answer, Fault(FaultKind.TIMEOUT, "no answer within the hard limit; the bot was "
+                                 "stopped"), True, None
+        if error is not None:
+            kind = FaultKind.TIMEOUT if reply.over_budget is True else FaultKind.ERROR
+            return answer, Fault(kind, error, line), True, None
+        if elapsed_ms > self.time_limit_ms and reply.steps_counted is not True:
+            return answer, Fault(FaultKind.TIMEOUT, f"answered in {elapsed_ms:.0f} ms, over the "
+                                 f"{self.time_limit_ms} ms limit"), True, None
+        if answer is None:
+            return None, Fault(FaultKind.INVALID, bad_answer or "no answer"), state.invalid_is_fault, None
+        try:
+            return answer, None, False, self.wire.parse_answer(answer, state, seat)
+        except AnswerError as exc:
+            return answer, Fault(FaultKind.INVALID, str(exc)), state.invalid_is_fault, None
+        except _READ_ERRORS as exc:
+            return answer, _unreadable(exc), state.invalid_is_fault, None
+
+    def _within_budget(self, seat: int, error: str) -> str:
+        """Keep one seat's fault messages within ``GAME_ERROR_CHARS`` a game."""
+        spent = self.__dict__.setdefault("_error_chars", {})  # kept out of __init__ (the header's)
+        used = spent.get(seat, 0)
+        if used >= GAME_ERROR_CHARS:
+            error = cap_text(error, SHORT_ERROR_CHARS)
+        spent[seat] = used + len(error)
+        return error
+
+    def _play(self, seats: tuple[int, ...], messages: dict[int, dict], answers: dict[int, str | None],
+              faults: dict[int, Fault], actions: dict[int, Any]) -> dict:
+        """Apply the turn once and record it; an ``AnswerError`` leaves nothing changed."""
+        state = self.state
+        changes = state.apply_actions(actions)
+        self._log.append(changes)
+        if len(seats) == 1:
+            seat = seats[0]
+            fault = faults.get(seat)
+            turn = {"seats": [seat], "answers": [answers.get(seat)],
+                    "faults": [fault.to_json() if fault is not None else None]}
+        else:
+            turn = {"seats": list(seats), "answers": [answers.get(s) for s in seats],
+                    "faults": [faults[s].to_json() if s in faults else None for s in seats]}
+        turn.update(self.wire.record_turn(state, messages, actions, changes))
+        self.record["turns"].append(turn)
+        if state.is_terminal():
+            self._finish()
+        return turn
+
+    def _freeze(self, seat: int) -> None:
+        self.frozen[seat] = True
+        self.state.freeze(seat)
+        if self.state.is_terminal():
+            self._finish()
+
+    def _finish(self) -> None:
+        if self.record["result"] is None and self.state.outcome is not None:
+            self.record["result"] = self.state.outcome.to_json()
+
+    @property
+    def outcome(self) -> Outcome | None:
+        return self.state.outcome
+
+
+def _unreadable(exc: BaseException) -> Fault:
+    return Fault(FaultKind.INVALID, _error_text(f"the answer could not be read: {exc!r}") or "")
+
+
+def _error_text(error: object) -> str | None:
+    """A bot's error as text for the fault and the replay, capped (a bot may raise a 5 MB
+    message every move: the replay must stay small)."""
+    if error is None:
+        return None
+    if not isinstance(error, str):
+        try:
+            error = str(error)
+        except Exception:  # noqa: BLE001 - any object's __str__ may raise
+            error = f"an error of type {type(error).__name__}"
+    return cap_text(error, MAX_ERROR_CHARS)
