@@ -25,7 +25,7 @@ from typing import Any
 
 from engine.bots.code import BotLoadError
 from engine.bots.pipes import Deadline, LineChannel, LineTooLong, write_all
-from engine.bots.python2 import MAX_SOURCE_BYTES, Conversion, convert_here
+from engine.bots.python2_fissix import MAX_SOURCE_BYTES, Conversion, convert_here
 
 CPU_LIMIT_S = 10  # of the conversion process's CPU: a posted answer of 64 KiB takes about 2 s
 # Wall clock, for a machine busy with other work (the CPU limit is what a hostile text meets).

@@ -31,14 +31,11 @@ import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
+from engine.contest.match_job import MatchJob, MatchResult
 from engine.core.json_depth import nesting_depth
 from engine.core.outcome import unique_winner
 from engine.core.replay_limits import MAX_DOCUMENT_CHARS, MAX_SCORE
-
-if TYPE_CHECKING:
-    from engine.contest.tournament import MatchJob, MatchResult
 
 FORMAT = 1  # of a result file; a new one makes every old file a miss
 MAX_RESULT_BYTES = 64 * 1024  # a result file: a table's scores and faults are far smaller
@@ -125,8 +122,6 @@ class ResultCache:
 
     def lookup(self, job: MatchJob) -> MatchResult | None:
         """The job's result from the cache (its replay copied where the job wants it), or None."""
-        from engine.contest.tournament import MatchResult
-
         key = game_key(job)
         self.keys[job.match.index] = key
         path, replay = self._paths(key)

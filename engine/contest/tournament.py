@@ -48,6 +48,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from engine.bots.entries import Entry
+from engine.contest.match_job import Match, MatchJob, MatchResult
 from engine.contest.ranking import MEAN_SCORE, WIN_RATE, Ranked, Standing, rank, settled_places
 from engine.core.outcome import unique_winner
 from engine.core.spec import GameSpec
@@ -57,45 +58,6 @@ if TYPE_CHECKING:
 
 PAIRS, TABLES, ALONE = "pairs", "tables", "alone"
 EXACT_SEATING_UP_TO = 5  # tables this size try every seating (120); larger ones every rotation
-
-
-@dataclass(frozen=True)
-class Match:
-    """One game of the tournament: ``table[seat]`` is the index of the entry in that seat."""
-
-    index: int  # its place in the plan (replay files and the JSON's games follow it)
-    seed: int
-    table: tuple[int, ...]
-
-
-@dataclass(frozen=True)
-class MatchResult:
-    """What the tournament keeps of a match: scores and faults by seat, the winning seat."""
-
-    index: int
-    seed: int
-    table: tuple[int, ...]
-    scores: tuple[int, ...]
-    faults: tuple[int, ...]
-    winner: int | None  # the seat with the single best score, None on a tie (or alone)
-    error: str | None = None  # the author's game failed: no scores, in no standing
-
-
-@dataclass(frozen=True)
-class MatchJob:
-    """Everything needed to play a match anywhere, by value (picklable, no open resources)."""
-
-    match: Match
-    game: str
-    preset: str | None
-    overrides: dict  # settings from the flags; the players setting is set from the table
-    entries: tuple[Entry, ...]  # by seat
-    secret: str
-    sandboxed: bool
-    memory_mb: int
-    replay_path: str | None = None
-    budget: int | None = None  # steps a Python bot's move may take (None: time alone)
-    game_module: str | None = None  # an author's game (its module's source) travels with its match
 
 
 # -- planning ----------------------------------------------------------------------------
