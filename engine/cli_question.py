@@ -13,6 +13,7 @@ from pathlib import Path
 from engine.bots.sandbox import Limits, Sandbox, SandboxError, Unsandboxed
 from engine.build_cache import default_cache
 from engine.challenge import Challenge
+from engine.cli_status import status
 from engine.command_entries import NO_COMMANDS, CommandsError, read_commands
 from engine.entries import Entry, UsageError
 from engine.question_entries import About, Builder, Field, answers_field, command_entries_field
@@ -59,14 +60,19 @@ def question_entries(args: argparse.Namespace, challenge: Challenge | None,
         commands = read_commands(args.commands) if args.commands is not None else NO_COMMANDS
     except CommandsError as exc:
         raise UsageError(str(exc)) from None
-    builder = Builder(commands, args.cache or default_cache(), _build_sandbox(args))
-    field = command_entries_field(natives, builder)
+    with status("building the challenge's command entries…") as shown:
+        builder = Builder(commands, args.cache or default_cache(), _build_sandbox(args),
+                          lambda name: shown.update(f"building {name[:60]}…"))
+        field = command_entries_field(natives, builder)
     if ref is not None:
-        try:
-            fetched = fetch_answers(ref, args.se_api, sleep=SLEEP)
-        except FetchError as exc:
-            raise UsageError(str(exc)) from None
-        answers = answers_field(fetched.items, ref.site, builder)
+        with status(f"fetching the answers of question {ref.question_id}…"):
+            try:
+                fetched = fetch_answers(ref, args.se_api, sleep=SLEEP)
+            except FetchError as exc:
+                raise UsageError(str(exc)) from None
+        with status(f"reading {len(fetched.items)} answers…") as shown:
+            builder.progress = lambda name: shown.update(f"building {name[:60]}…")
+            answers = answers_field(fetched.items, ref.site, builder)
         field.entries += answers.entries
         field.skipped += answers.skipped
         field.about += answers.about

@@ -71,7 +71,10 @@ def game_link_body(tournament: Any, result: Any, label: str) -> dict:
     if result.error is not None:
         raise NoLink("the game failed")
     keys = {f.key for f in spec.fields}
-    settings = {k: v for k, v in tournament.overrides.items() if k in keys and type(v) is int}
+    unset = sorted(k for k in tournament.overrides if k not in keys)
+    if unset:  # e.g. --max-moves: the page's link carries its editable fields only
+        raise NoLink(f"played with a setting the page cannot set ({', '.join(unset)})")
+    settings = {k: v for k, v in tournament.overrides.items() if type(v) is int}
     return {"v": 1, "game": spec.name, "preset": tournament.preset, "settings": settings,
             "seed": result.seed, "secret": tournament.secret, "budget": tournament.budget,
             "bots": [bot_of(tournament.entries[e], spec) for e in result.table],

@@ -59,6 +59,7 @@ class Builder:
     commands: Commands
     cache: Path
     sandbox: Callable[[], Sandbox | Unsandboxed]
+    progress: Callable[[str], None] = lambda name: None  # told each entry's name before its build
 
     def entry(self, name: str, code: str, language: str | None, answer_id: int | None = None,
               author: str | None = None, link: str | None = None) -> Entry | AnswerProblem:
@@ -69,6 +70,7 @@ class Builder:
                       else f"written in {language}: give --commands FILE to build and run it")
             return AnswerProblem(NO_COMMAND, reason + " (no language is guessed)", name, author, link,
                                  answer_id, language)
+        self.progress(name)
         try:
             built = build(code, language, command, self.cache, self.sandbox())
         except BuildError as exc:
