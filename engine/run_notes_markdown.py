@@ -20,12 +20,11 @@ MAX_SKIPPED_LISTED = 200
 
 
 def changes_markdown(changes: Changes | None) -> str:
-    """``Since the last run (DATE): new: X; up 2: Y; ...`` as a list, or "" without a last run."""
-    if changes is None:
+    """``Changes since the last run (DATE):`` and a list (``- new: X``, ``- up 2: Y``, ...); ""
+    without a last run or without a change (a re-run with nothing new posts the same text)."""
+    if changes is None or changes.none:
         return ""
     since = cell_text(changes.since)
-    if changes.none:
-        return f"No change in the standings since the last run ({since}).\n"
     lines = [f"Changes since the last run ({since}):", ""]
     lines += [f"- new: {cell_text(n)}" for n in changes.new]
     lines += [f"- up {k}: {cell_text(n)}" for n, k in changes.up]

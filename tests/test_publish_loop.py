@@ -159,7 +159,8 @@ def test_changes_since_the_last_run_are_compared_by_name():
     changes = compare(previous, [("c", 1), ("a", 2), ("b", 3), ("newbie", 4)])
     assert changes.phrases() == ["new: newbie", "up 2: c", "down 1: a", "down 1: b", "gone: gone one"]
     assert compare(None, [("a", 1)]) is None
-    assert compare(previous, [("a", 1), ("b", 2), ("c", 3), ("gone one", 4)]).none
+    unchanged = compare(previous, [("a", 1), ("b", 2), ("c", 3), ("gone one", 4)])
+    assert unchanged.none and changes_markdown(unchanged) == ""  # a re-run posts the same text
 
 
 def test_the_notes_escape_everything_from_answers():
