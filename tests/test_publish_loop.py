@@ -330,3 +330,19 @@ def test_from_a_question_to_a_results_site_and_again_after_an_edit(api, tmp_path
 
     from_zero, _, _ = run(tmp_path / "fresh-cache", "zero")
     assert from_zero == second
+
+
+def test_without_a_built_page_or_a_page_url_one_line_says_what_to_do(tmp_path, monkeypatch):
+    import argparse
+
+    from engine import cli_publish
+    from engine.entries import UsageError
+
+    monkeypatch.setattr(cli_publish, "ROOT", tmp_path)
+    monkeypatch.chdir(tmp_path)
+    args = argparse.Namespace(publish=tmp_path / "site", page_url=None, page_dir=None, replays=None)
+    with pytest.raises(UsageError) as caught:
+        cli_publish.prepare(args)
+    message = str(caught.value)
+    assert "\n" not in message and "python3 scripts/build.py" in message and "--page-url URL" in message
+    assert args.replays is None and not (tmp_path / "site").exists()  # nothing made before the refusal
