@@ -12,10 +12,11 @@ from pathlib import Path
 
 from engine.bots.entries import Entry, UsageError
 from engine.bots.sandbox import Limits, Sandbox, SandboxError, Unsandboxed
+from engine.cli.cli_status import status
 from engine.contest.build_cache import default_cache
 from engine.contest.challenge import Challenge
 from engine.contest.command_entries import NO_COMMANDS, CommandsError, read_commands
-from engine.contest.question_entries import Builder, Field, answers_field, command_entries_field
+from engine.contest.question_entries import About, Builder, Field, answers_field, command_entries_field
 from engine.contest.se_fetch import FetchError, fetch_answers
 from engine.contest.stackexchange import (
     DEFAULT_SITE,
@@ -44,9 +45,10 @@ def add_question_arguments(command: argparse.ArgumentParser) -> None:
 
 
 def question_entries(args: argparse.Namespace, challenge: Challenge | None,
-                     skipped: list[AnswerProblem] | None) -> list[Entry]:
+                     skipped: list[AnswerProblem] | None, about: list[About] | None = None) -> list[Entry]:
     """The entries the question's answers and the challenge's command entries add; the ones
-    left out go to ``skipped``. ``UsageError`` (one line) when the answers cannot be read."""
+    left out go to ``skipped``, each entry's origin to ``about``. ``UsageError`` (one line)
+    when the answers cannot be read."""
     natives = challenge.command_entries() if challenge is not None else []
     try:
         ref = _question_ref(args, challenge)
@@ -58,21 +60,37 @@ def question_entries(args: argparse.Namespace, challenge: Challenge | None,
         commands = read_commands(args.commands) if args.commands is not None else NO_COMMANDS
     except CommandsError as exc:
         raise UsageError(str(exc)) from None
-    builder = Builder(commands, args.cache or default_cache(), _build_sandbox(args))
-    field = command_entries_field(natives, builder)
+    with status("building the challenge's command entries…") as shown:
+        builder = Builder(commands, args.cache or default_cache(), _build_sandbox(args),
+                          lambda name: shown.update(f"building {name[:60]}…"))
+        field = command_entries_field(natives, builder)
     if ref is not None:
-        try:
-            fetched = fetch_answers(ref, args.se_api, sleep=SLEEP)
-        except FetchError as exc:
-            raise UsageError(str(exc)) from None
-        answers = answers_field(fetched.items, ref.site, builder)
+        with status(f"fetching the answers of question {ref.question_id}…"):
+            try:
+                fetched = fetch_answers(ref, args.se_api, sleep=SLEEP)
+            except FetchError as exc:
+                raise UsageError(str(exc)) from None
+        with status(f"reading {len(fetched.items)} answers…") as shown:
+            builder.progress = lambda name: shown.update(f"building {name[:60]}…")
+            answers = answers_field(fetched.items, ref.site, builder)
         field.entries += answers.entries
         field.skipped += answers.skipped
+        field.about += answers.about
         if fetched.note:
             field.skipped.append(AnswerProblem("too-many", fetched.note, None, None, None, None))
     if skipped is not None:
         skipped += field.skipped
+    if about is not None:
+        about += field.about
     return field.entries
+
+
+def question_of(args: argparse.Namespace, challenge: Challenge | None) -> QuestionRef | None:
+    """The question whose answers joined the field (None: none, or one that names no question)."""
+    try:
+        return _question_ref(args, challenge)
+    except QuestionRefError:
+        return None
 
 
 def _question_ref(args: argparse.Namespace, challenge: Challenge | None) -> QuestionRef | None:
@@ -118,4 +136,5 @@ def skipped_json(skipped: list[AnswerProblem]) -> list[dict]:
     return [problem.to_json() for problem in skipped]
 
 
-__all__ = ["Field", "add_question_arguments", "question_entries", "report_skipped", "skipped_json"]
+__all__ = ["Field", "add_question_arguments", "question_entries", "question_of", "report_skipped",
+           "skipped_json"]

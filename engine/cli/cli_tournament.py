@@ -21,7 +21,15 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from engine.bots.entries import UsageError, entry_from_form, runs_a_process, unique_names
-from engine.cli.cli_question import add_question_arguments, question_entries, report_skipped, skipped_json
+from engine.cli.cli_publish import add_publish_arguments, prepare, publish_site, standings_notes
+from engine.cli.cli_publish import done as publish_done
+from engine.cli.cli_question import (
+    add_question_arguments,
+    question_entries,
+    question_of,
+    report_skipped,
+    skipped_json,
+)
 from engine.cli.options import (
     EXIT_USAGE,
     add_bot_arguments,
@@ -33,6 +41,7 @@ from engine.cli.options import (
 )
 from engine.cli.result_cli import add_cache_arguments, report_cache, result_cache
 from engine.contest.challenge import Challenge, ChallengeError, load_challenge, read_challenge_text
+from engine.contest.question_entries import About
 from engine.contest.ranking import WIN_RATE
 from engine.contest.tournament import (
     PAIRS,
@@ -87,6 +96,7 @@ def add_tournament_command(commands) -> None:
                                  "(- for standard output)")
     add_question_arguments(tournament)
     add_cache_arguments(tournament)
+    add_publish_arguments(tournament)
 
 
 class _IntermixedPositionals:
@@ -151,9 +161,11 @@ def _seats(spec, preset: str | None, n_entries: int, asked: int | None) -> int:
         raise UsageError(str(exc)) from None
 
 
-def build_tournament(args: argparse.Namespace, skipped: list | None = None) -> Tournament:
+def build_tournament(args: argparse.Namespace, skipped: list | None = None,
+                     about: list | None = None) -> Tournament:
     """The tournament the arguments describe; ``UsageError`` or ``ValueError`` when they are bad.
-    Answers of ``--question`` and command entries that cannot play are added to ``skipped``."""
+    Answers of ``--question`` and command entries that cannot play are added to ``skipped``;
+    each entry's origin (author, answer, posted code; None for a BOT argument) to ``about``."""
     challenge = read_challenge(args.challenge) if args.challenge is not None else None
     game, forms = _game_and_forms(args, challenge)
     spec = get_game(game)
@@ -162,7 +174,11 @@ def build_tournament(args: argparse.Namespace, skipped: list | None = None) -> T
     preset = args.preset if args.preset is not None or challenge is None else challenge.preset
     spec.settings(preset, **overrides)  # bad presets and setting values, before any bot
     forms_entries = [entry_from_form(b, spec.name) for b in forms]
-    from_file += question_entries(args, challenge, skipped)
+    origins = [About(e.author, e.link, None, e.language) for e in challenge.entries
+               if e.enabled and not e.native] if challenge else []
+    from_file += question_entries(args, challenge, skipped, origins)
+    if about is not None:
+        about += [*origins, *([None] * len(forms))]
     if len(from_file) + len(forms) < 2:
         raise UsageError(f"a tournament needs at least 2 entries, got {len(from_file) + len(forms)}")
     entries = unique_names([*from_file, *forms_entries])
@@ -193,8 +209,21 @@ def _given(flag, from_file, default):
 
 def run_tournament_command(args: argparse.Namespace) -> int:
     skipped: list = []
+    about: list = []
     try:
-        tournament = build_tournament(args, skipped)
+        publishing = prepare(args)
+    except UsageError as exc:
+        sys.stderr.write(f"error: {exc}\n")
+        return EXIT_USAGE
+    try:
+        return _run(args, skipped, about, publishing)
+    finally:
+        publish_done(publishing)
+
+
+def _run(args: argparse.Namespace, skipped: list, about: list, publishing) -> int:
+    try:
+        tournament = build_tournament(args, skipped, about)
     except (UsageError, ValueError) as exc:
         sys.stderr.write(f"error: {exc}\n")
         return EXIT_USAGE
@@ -221,7 +250,13 @@ def run_tournament_command(args: argparse.Namespace) -> int:
         if result.error is not None:
             seats = " vs ".join(tournament.names[e] for e in result.table)
             sys.stderr.write(f"game {result.index + 1} (seed {result.seed}, {seats}): {result.error}\n")
-    written = args.markdown is None or write_markdown(args, tournament)
+    challenge = read_challenge(args.challenge) if args.challenge is not None else None
+    question = question_of(args, challenge)
+    changes = standings_notes(args, tournament, challenge, question)
+    written = args.markdown is None or write_markdown(args, tournament, changes, skipped, about)
+    if args.publish is not None:
+        written = publish_site(args, publishing, tournament, challenge=challenge, question=question,
+                               skipped=skipped, about=about, changes=changes) and written
     if args.json:
         out = tournament.to_json()
         if args.question is not None or args.commands is not None or skipped:
@@ -233,18 +268,25 @@ def run_tournament_command(args: argparse.Namespace) -> int:
     return 0 if written else EXIT_USAGE
 
 
-def write_markdown(args: argparse.Namespace, tournament: Tournament) -> bool:
+def write_markdown(args: argparse.Namespace, tournament: Tournament, changes=None,
+                   skipped: list | None = None, about: list | None = None) -> bool:
     """``--markdown FILE``: the leaderboard as the page's *Copy as Markdown* gives it
-    (``engine.contest.leaderboard_markdown``); False (after one line on stderr) when it cannot be written."""
+    (``engine.contest.leaderboard_markdown``), then the changes since the last run and the skipped
+    answers (``engine.contest.run_notes_markdown``); False (after one line on stderr) when it cannot
+    be written."""
     from engine import __version__
-    from engine.contest.leaderboard_markdown import challenge_credits, tournament_markdown
+    from engine.contest.leaderboard_markdown import EntryCredit, challenge_credits, tournament_markdown
+    from engine.contest.run_notes_markdown import changes_markdown, skipped_markdown
 
     challenge = read_challenge(args.challenge) if args.challenge is not None else None
     public = challenge.secret if challenge is not None and args.secret is None else None
+    credits = ([a and EntryCredit(a.author, a.link) for a in about] if about
+               else challenge_credits(challenge) if challenge else None)
     text = tournament_markdown(
-        tournament, challenge_credits(challenge) if challenge else None,
-        date=datetime.now(UTC).date().isoformat(), version=__version__,
+        tournament, credits, date=datetime.now(UTC).date().isoformat(), version=__version__,
         title=challenge.title if challenge else None, public_secret=public)
+    notes = [n for n in (changes_markdown(changes), skipped_markdown(skipped or [])) if n]
+    text = "\n".join([text, *notes])
     if args.markdown == "-":
         sys.stdout.write(text)
         return True

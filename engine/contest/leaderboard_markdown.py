@@ -43,15 +43,16 @@ class EntryCredit:
     link: str | None = None
 
 
-def cell_text(value: object) -> str:
-    """Untrusted text as one inert Markdown table cell: a single line, no markup."""
+def cell_text(value: object, limit: int = MAX_CELL_CHARS) -> str:
+    """Untrusted text as one inert Markdown table cell: a single line, no markup, at most
+    ``limit`` characters (then an ellipsis)."""
     text = _SPACES.sub(" ", str(value))
     kept = []
     for char in text:
         if unicodedata.category(char) in ("Cc", "Cf", "Cs", "Co", "Cn"):
             continue
         kept.append(_HTML.get(char) or ("\\" + char if char in _ESCAPED else char))
-        if len(kept) >= MAX_CELL_CHARS:
+        if len(kept) >= limit:
             kept.append("…")
             break
     return "".join(kept).strip()

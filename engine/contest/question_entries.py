@@ -29,12 +29,26 @@ NO_COMMAND = "no-command"
 BUILD_FAILED = "build-failed"
 
 
+@dataclass(frozen=True)
+class About:
+    """Where an entry comes from, for the Markdown and the results site: its author, its
+    answer's address, and the code as posted (a command entry's ``Entry`` holds only its
+    run line)."""
+
+    author: str | None = None
+    link: str | None = None
+    code: str | None = None
+    language: str | None = None
+
+
 @dataclass
 class Field:
-    """Entries to add to the tournament, and the answers (or command entries) left out."""
+    """Entries to add to the tournament, and the answers (or command entries) left out;
+    ``about[i]`` is ``entries[i]``'s origin."""
 
     entries: list[Entry] = field(default_factory=list)
     skipped: list[AnswerProblem] = field(default_factory=list)
+    about: list[About] = field(default_factory=list)
 
 
 @dataclass
@@ -45,6 +59,7 @@ class Builder:
     commands: Commands
     cache: Path
     sandbox: Callable[[], Sandbox | Unsandboxed]
+    progress: Callable[[str], None] = lambda name: None  # told each entry's name before its build
 
     def entry(self, name: str, code: str, language: str | None, answer_id: int | None = None,
               author: str | None = None, link: str | None = None) -> Entry | AnswerProblem:
@@ -55,6 +70,7 @@ class Builder:
                       else f"written in {language}: give --commands FILE to build and run it")
             return AnswerProblem(NO_COMMAND, reason + " (no language is guessed)", name, author, link,
                                  answer_id, language)
+        self.progress(name)
         try:
             built = build(code, language, command, self.cache, self.sandbox())
         except BuildError as exc:
@@ -71,9 +87,10 @@ def answers_field(items: list[Any], site: str, builder: Builder) -> Field:
     for entry in imported:
         if entry.answer_id is not None and entry.answer_id in builder.commands.by_answer:
             _add(out, builder.entry(entry.name, entry.code, entry.language, entry.answer_id, entry.author,
-                                    entry.link))
+                                    entry.link), About(entry.author, entry.link, entry.code, entry.language))
         else:
             out.entries.append(Entry(entry.name, PYTHON, entry.code, entry.language))
+            out.about.append(About(entry.author, entry.link, entry.code, entry.language))
     for problem in problems:
         if problem.kind != "native-only":
             out.skipped.append(problem)
@@ -81,7 +98,8 @@ def answers_field(items: list[Any], site: str, builder: Builder) -> Field:
         code = _code(by_id.get(problem.answer_id))
         if isinstance(code, str):
             _add(out, builder.entry(problem.name or f"answer {problem.answer_id}", code, problem.language,
-                                    problem.answer_id, problem.author, problem.link))
+                                    problem.answer_id, problem.author, problem.link),
+                 About(problem.author, problem.link, code, problem.language))
         else:
             out.skipped.append(AnswerProblem(code[0], code[1], problem.name, problem.author, problem.link,
                                              problem.answer_id, problem.language))
@@ -92,12 +110,17 @@ def command_entries_field(entries: list[ChallengeEntry], builder: Builder) -> Fi
     """A challenge file's command entries (switched on) -> entries and skipped ones."""
     out = Field()
     for entry in entries:
-        _add(out, builder.entry(entry.name, entry.code, entry.language, None, entry.author, entry.link))
+        _add(out, builder.entry(entry.name, entry.code, entry.language, None, entry.author, entry.link),
+             About(entry.author, entry.link, entry.code, entry.language))
     return out
 
 
-def _add(out: Field, result: Entry | AnswerProblem | ImportedEntry) -> None:
-    (out.skipped if isinstance(result, AnswerProblem) else out.entries).append(result)
+def _add(out: Field, result: Entry | AnswerProblem | ImportedEntry, about: About) -> None:
+    if isinstance(result, AnswerProblem):
+        out.skipped.append(result)
+    else:
+        out.entries.append(result)
+        out.about.append(about)
 
 
 def _code(item: Any) -> str | tuple[str, str]:
