@@ -23,39 +23,66 @@ def _field(page) -> list[dict]:
     return page.evaluate("window.kothArena.challenge.entries().map((e) => ({name: e.name, code: e.code}))")
 
 
-@pytest.mark.parametrize("tournament_first", [False, True], ids=["game-then-mode", "mode-then-game"])
-@pytest.mark.parametrize("game", GAMES)
-def test_a_fresh_tournament_field_is_the_chosen_games_examples_and_plays_cleanly(
-        open_arena, site_url, game, tournament_first):
+def _fresh_field(chromium, site_url, game: str, tournament_first: bool) -> tuple[Arena, object, dict]:
+    """A fresh profile that chose the game and Tournament mode in the order given: its page
+    (with its context, to be closed by the caller) and the challenge it shows; its field is
+    the game's own examples."""
     spec = next(s for s in games() if s.name == game)
-    arena = open_arena(site_url)
-    page = arena.page
-    tournament = page.get_by_role("radio", name="Tournament")
-    if tournament_first:
-        tournament.check()
-        arena.setup(game=game)
-    else:
-        arena.setup(game=game)
-        tournament.check()
-    expect(tournament).to_be_checked()
+    context = chromium.new_context(viewport={"width": 1280, "height": 900})
+    arena = Arena(context.new_page())
+    try:
+        arena.open(site_url)
+        page = arena.page
+        tournament = page.get_by_role("radio", name="Tournament")
+        if tournament_first:
+            tournament.check()
+            arena.setup(game=game)
+        else:
+            arena.setup(game=game)
+            tournament.check()
+        expect(tournament).to_be_checked()
+        order = "mode then game" if tournament_first else "game then mode"
+        field = _field(page)
+        examples = {name: spec.example_source(name) for name in spec.examples()}
+        assert len(field) >= 2, (order, field)
+        for entry in field:
+            name = entry["name"]
+            assert name in examples, f"{game}, {order}: an entry not of the game's examples: {name!r}"
+            assert entry["code"] == examples[name], f"{game}, {order}: {name} holds another game's code"
+        return arena, context, page.evaluate("window.kothArena.currentChallenge()")
+    except BaseException:
+        context.close()
+        raise
 
-    field = _field(page)
-    examples = {name: spec.example_source(name) for name in spec.examples()}
-    assert len(field) >= 2, field
-    for entry in field:
-        assert entry["name"] in examples, f"{game}: an entry not of the game's examples: {entry['name']!r}"
-        assert entry["code"] == examples[entry["name"]], f"{game}: {entry['name']} holds another game's code"
 
-    arena.setup(games=2, seed=3)
-    arena.label("Step budget").fill(str(BUDGET))
-    arena.start_run()
-    text = arena.wait_finished(600_000)
-    assert text.startswith("Finished the tournament"), text
-    result = page.evaluate("window.kothArena.tournament.result")
-    standings = {s["name"]: s for s in result["standings"]}
-    assert set(standings) == {e["name"] for e in field}
-    assert all(s["faults"] == 0 for s in standings.values()), standings
-    assert all(s["games"] > 0 for s in standings.values()), standings
+@pytest.mark.parametrize("game", GAMES)
+def test_a_fresh_tournament_field_is_the_chosen_games_examples_and_plays_cleanly(chromium, site_url, game):
+    """Both orders (game then mode, mode then game) on fresh profiles give the game's examples
+    and the same challenge (field and settings); that challenge plays without a fault (played
+    once: the two orders' challenges are equal, so would be their tournaments)."""
+    first, first_context, game_then_mode = _fresh_field(chromium, site_url, game, tournament_first=False)
+    try:
+        arena, context, mode_then_game = _fresh_field(chromium, site_url, game, tournament_first=True)
+    finally:
+        first_context.close()
+    try:
+        assert mode_then_game == game_then_mode, "the two orders show different challenges"
+        assert not first.errors, first.errors
+        page = arena.page
+        field = _field(page)
+        arena.setup(games=2, seed=3)
+        arena.label("Step budget").fill(str(BUDGET))
+        arena.start_run()
+        text = arena.wait_finished(600_000)
+        assert text.startswith("Finished the tournament"), text
+        result = page.evaluate("window.kothArena.tournament.result")
+        standings = {s["name"]: s for s in result["standings"]}
+        assert set(standings) == {e["name"] for e in field}
+        assert all(s["faults"] == 0 for s in standings.values()), standings
+        assert all(s["games"] > 0 for s in standings.values()), standings
+        assert not arena.errors, arena.errors
+    finally:
+        context.close()
 
 
 def test_switching_games_clears_the_last_tournaments_tables(arena):
