@@ -86,6 +86,7 @@ def test_a_fresh_tournament_field_is_the_chosen_games_examples_and_plays_cleanly
         _plays_cleanly(second)
         if mode_then_game != game_then_mode:
             _plays_cleanly(first)
+        assert not first.errors, first.errors
     finally:
         for context in contexts:
             context.close()
