@@ -1,14 +1,17 @@
 """Fixtures for the browser tests: one build of the site, HTTP servers with and without
-cross-origin isolation, one Chromium per session and a fresh context per test.
+cross-origin isolation, one Chromium per session and a fresh context per test (with
+pytest-xdist, one Chromium per worker and still one build of the site).
 
 Chromium is the system one (/usr/bin/chromium, or $KOTH_CHROMIUM); nothing here ever
 downloads a browser. If it is missing, the tests fail with a clear message.
 """
 from __future__ import annotations
 
+import fcntl
 import importlib.util
 import os
 import re
+import shutil
 import sys
 from pathlib import Path
 
@@ -50,9 +53,19 @@ wait_until = _load_script("page_wait").wait_until
 
 @pytest.fixture(scope="session")
 def site_dir(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("site")
+    """One build of the site for the whole run: with pytest-xdist (``-n N``) the first
+    worker builds it under a lock in the run's shared temporary folder, the others reuse it."""
     build = _load_script("build")
-    return build.build(str(out))
+    if os.environ.get("PYTEST_XDIST_WORKER") is None:
+        return build.build(str(tmp_path_factory.mktemp("site")))
+    shared = tmp_path_factory.getbasetemp().parent  # the same folder for every worker of a run
+    out, done = shared / "site", shared / "site.built"
+    with open(shared / "site.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        if not done.exists():
+            build.build(str(out))
+            done.touch()
+    return out
 
 
 def _serve(site_dir: Path, isolation: bool, csp: bool = True):
@@ -88,6 +101,19 @@ def bare_url(site_dir):
 @pytest.fixture(scope="session")
 def site_url(isolated_url):
     return isolated_url
+
+
+@pytest.fixture(scope="session")
+def tampered_url(site_dir, tmp_path_factory):
+    """The site with one byte of its snapshot changed (a stale or damaged copy on a host): the
+    snapshot is refused and Python boots in the page. Isolated, like site_url."""
+    copy = tmp_path_factory.mktemp("tampered") / "site"
+    shutil.copytree(site_dir, copy)
+    snapshot = copy / "python-snapshot.bin"
+    data = bytearray(snapshot.read_bytes())
+    data[len(data) // 2] ^= 0x5A
+    snapshot.write_bytes(bytes(data))
+    yield from _serve(copy, isolation=True)
 
 
 @pytest.fixture(scope="session")
@@ -263,3 +289,24 @@ def open_arena(arena_context):
 def arena(open_arena, site_url) -> Arena:
     """A ready page on the isolated server, in a fresh context (clean localStorage)."""
     return open_arena(site_url)
+
+
+@pytest.fixture(scope="module")
+def _module_arena(chromium, site_url):
+    ctx = chromium.new_context(viewport={"width": 1280, "height": 900})
+    ctx.set_default_timeout(30_000)
+    try:
+        yield Arena(ctx.new_page()).open(site_url)
+    finally:
+        ctx.close()
+
+
+@pytest.fixture
+def shared_arena(_module_arena) -> Arena:
+    """A ready page on the isolated server shared by the tests of one module (a page boot
+    is the costliest step of most tests): for tests that set up all they rely on and do not
+    check a first visit, storage or a reload (those take ``arena``, a fresh profile each).
+    Each test must leave no uncaught error in the page."""
+    _module_arena.errors.clear()
+    yield _module_arena
+    assert not _module_arena.errors, f"uncaught errors in the page: {_module_arena.errors}"

@@ -12,11 +12,10 @@ tests/hostile/test_snapshot_origin.py builds from a canary machine and looks dee
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
-from conftest import ROOMY_MS, ROOT, _serve
+from conftest import ROOMY_MS, ROOT
 
 pytestmark = pytest.mark.browser
 
@@ -43,16 +42,10 @@ def move(view):
 '''
 
 
-@pytest.fixture(scope="module")
-def fresh_url(site_dir, tmp_path_factory):
+@pytest.fixture
+def fresh_url(tampered_url):
     """The site with its snapshot refused (one byte changed): Python boots in the page."""
-    copy = tmp_path_factory.mktemp("fresh") / "site"
-    shutil.copytree(site_dir, copy)
-    snapshot = copy / "python-snapshot.bin"
-    data = bytearray(snapshot.read_bytes())
-    data[len(data) // 2] ^= 0x5A
-    snapshot.write_bytes(bytes(data))
-    yield from _serve(copy, isolation=True)
+    return tampered_url
 
 
 def bot_view(arena) -> dict:

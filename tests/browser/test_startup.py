@@ -5,10 +5,8 @@ Python boots the ordinary way, slower, with nothing else changed for the visitor
 from __future__ import annotations
 
 import json
-import shutil
 
-import pytest
-from conftest import ROOMY_MS, _serve
+from conftest import ROOMY_MS
 
 ATOMAS_FIRST = "def move(view):\n    return (0, False) if view.atom == '-' else 0\n"
 
@@ -29,18 +27,6 @@ def test_every_worker_starts_from_the_build_snapshot(arena, site_dir):
     arena.set_bot(2, ATOMAS_FIRST, name="second")
     arena.run()
     assert arena.result_row("first")[1] == "2", arena.result_row("first")
-
-
-@pytest.fixture(scope="module")
-def tampered_url(site_dir, tmp_path_factory):
-    """The site with one byte of its snapshot changed (a stale or damaged copy on a host)."""
-    copy = tmp_path_factory.mktemp("tampered") / "site"
-    shutil.copytree(site_dir, copy)
-    snapshot = copy / "python-snapshot.bin"
-    data = bytearray(snapshot.read_bytes())
-    data[len(data) // 2] ^= 0x5A
-    snapshot.write_bytes(bytes(data))
-    yield from _serve(copy, isolation=True)
 
 
 def test_a_snapshot_that_does_not_match_its_digest_is_never_run(open_arena, tampered_url):

@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
+from engine.registry import games
+
 pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -68,23 +70,40 @@ def _leaderboard(arena) -> list[list[str]]:
     return [[c.strip() for c in row.locator("th, td").all_inner_texts()] for row in rows.all()[1:]]
 
 
-@pytest.mark.parametrize("parallel,isolated", [("1", True), ("2", True), ("2", False)])
-def test_the_page_leaderboard_is_the_native_tournament_json(open_arena, isolated_url, plain_url, tmp_path,
-                                                            results_dir, parallel, isolated):
-    """Cross-origin isolated, the bots answer through shared memory (awaited with
-    Atomics.waitAsync); without isolation, by messages: the same JSON either way."""
-    arena = open_arena(isolated_url if isolated else plain_url)
-    example = arena.page.evaluate("() => window.kothArena.getCode(0)")  # the greedy example
-    assert "def move" in example
-    challenge = _challenge([("converter", CONVERTER), ("first", FIRST_MOVE), ("lucky", RANDOM_MOVE),
-                            ("greedy", example)])
-    path = tmp_path / "challenge.json"
+def _native_json(challenge: dict, folder: Path) -> dict:
+    path = folder / "challenge.json"
     path.write_text(json.dumps(challenge), encoding="utf-8")
     native = subprocess.run([sys.executable, "-m", "engine", "tournament", "--challenge", path,
                              "--budget", str(BUDGET), "--json"],
                             cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert native.returncode == 0, native.stderr
-    expected = json.loads(native.stdout)
+    return json.loads(native.stdout)
+
+
+def _greedy_field() -> dict:
+    greedy = next(s for s in games() if s.name == "flit").example_source("greedy")
+    return _challenge([("converter", CONVERTER), ("first", FIRST_MOVE), ("lucky", RANDOM_MOVE),
+                       ("greedy", greedy)])
+
+
+@pytest.fixture(scope="module")
+def greedy_field_native(tmp_path_factory) -> dict:
+    """The native tournament's JSON for _greedy_field(), run once for the module's three
+    page runs (it does not depend on how the page runs it)."""
+    return _native_json(_greedy_field(), tmp_path_factory.mktemp("native"))
+
+
+@pytest.mark.parametrize("parallel,isolated", [("1", True), ("2", True), ("2", False)])
+def test_the_page_leaderboard_is_the_native_tournament_json(open_arena, isolated_url, plain_url,
+                                                            greedy_field_native, results_dir,
+                                                            parallel, isolated):
+    """Cross-origin isolated, the bots answer through shared memory (awaited with
+    Atomics.waitAsync); without isolation, by messages: the same JSON either way."""
+    arena = open_arena(isolated_url if isolated else plain_url)
+    challenge = _greedy_field()
+    example = arena.page.evaluate("() => window.kothArena.getCode(0)")  # the greedy example
+    assert example == challenge["entries"][-1]["code"]  # the field's greedy is the page's own
+    expected = greedy_field_native
 
     _fill_field(arena, challenge, parallel)
     shown = arena.page.evaluate("window.kothArena.currentChallenge()")
