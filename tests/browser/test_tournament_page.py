@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import expect
 
-from engine.registry import games
+from engine.games.registry import games
 
 pytestmark = pytest.mark.browser
 
