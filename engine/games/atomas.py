@@ -222,8 +222,13 @@ class AtomasState:
         # a new random.Random(base + move) would be: a new one a move was a good part of its cost)
         rng = self._rng
         _seed(rng, self._stream_base + move)
-        below = rng._randbelow  # what randint and randrange draw with: the same numbers, less work
-        r = 1 + below(240)  # randint(1, 240)
+        # randint and randrange draw with random's _randbelow(n): getrandbits(n.bit_length())
+        # until below n. The same numbers, drawn here without its Python call each.
+        getrandbits = rng.getrandbits
+        r = getrandbits(8)  # randint(1, 240): 1 + _randbelow(240)
+        while r >= 240:
+            r = getrandbits(8)
+        r += 1
         items = self.items
         if r <= 48:
             return PLUS
@@ -234,10 +239,20 @@ class AtomasState:
         if r <= 79 and items and self.score > 1500:
             return CLONE
         if items:
-            picked = items[below(len(items))]  # randrange(len(items))
+            n = len(items)  # randrange(n)
+            bits = n.bit_length()
+            index = getrandbits(bits)
+            while index >= n:
+                index = getrandbits(bits)
+            picked = items[index]
             if picked != PLUS and picked < low:
                 return picked
-        return low + below(high - low + 1)  # randint(low, high)
+        span = high - low + 1  # randint(low, high)
+        bits = span.bit_length()
+        offset = getrandbits(bits)
+        while offset >= span:
+            offset = getrandbits(bits)
+        return low + offset
 
     # -- views ------------------------------------------------------------------------
     def to_json(self) -> dict:
