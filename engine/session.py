@@ -181,9 +181,8 @@ class GameSession:
                 else:
                     faults_in_row[seat] = 0
                     log.append(changes)
-                    turn = {"seats": [seat], "answers": [answer], "faults": [None]}
-                    turn.update(record_turn(state, {seat: message}, actions, changes))
-                    turns.append(turn)
+                    turns.append({"seats": [seat], "answers": [answer], "faults": [None],
+                                  **record_turn(state, {seat: message}, actions, changes)})
                     if state.outcome is not None:
                         self._finish()
                     continue

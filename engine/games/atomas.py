@@ -66,7 +66,7 @@ class AtomasState:
         # Streams: the start board from key << 32, move m's atom from (key << 32) + m.
         self._stream_base = draw_key(self.game_name, seed, secret) << 32
         start = self._rng = random.Random(self._stream_base)
-        self.items: list[Item] = [start.randint(1, 3) for _ in range(START_ATOMS)]
+        self.items: list[Item] = [1 + _below(start, 3) for _ in range(START_ATOMS)]  # randint(1, 3)
         self.score = 0
         self.moves = 0  # moves played
         self.carried: Item | None = None
@@ -264,6 +264,15 @@ class AtomasState:
 
 
 _seed = _random.Random.seed  # random.Random.seed of an int, without the Python layer's checks
+
+
+def _below(rng: random.Random, n: int) -> int:
+    """``rng.randrange(n)``: the number random's own ``_randbelow`` draws."""
+    bits = n.bit_length()
+    r = rng.getrandbits(bits)
+    while r >= n:
+        r = rng.getrandbits(bits)
+    return r
 
 
 def _check_index(action: object, index: object, n: int) -> None:
