@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 
-@dataclass
+@dataclass(slots=True)  # one a move: no instance dict (half the cost of making one)
 class BotAnswer:
     answer: str | None = None
     error: str | None = None

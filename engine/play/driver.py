@@ -175,14 +175,21 @@ def game_steps(spec: GameSpec, settings: Any, plan: GamePlan, bot_names: list[st
 def _asked_turns(session: GameSession, seats: tuple[int, ...], ask: Ask,
                  load_errors: list[BotAnswer | None], game: int) -> Generator[Step, Any, dict]:
     """The turns of ``game_steps`` when the controller gave ``ask``: the same calls, in the
-    same order, with the same replies and events, but no step yielded for a quiet turn."""
-    next_requests, submit = session.next_requests, session.submit
-    while (requests := next_requests()) is not None:
+    same order, with the same replies and events, but no step yielded for a quiet turn
+    (the session plays those itself, ``GameSession.play_quiet``)."""
+    play_quiet, next_requests, submit = session.play_quiet, session.next_requests, session.submit
+    while True:
+        held = play_quiet(ask, seats)  # (seat, reply) of a turn that needs more, or None
+        if held is not None:
+            asked: Any = (held,)
+        else:
+            requests = next_requests()
+            if requests is None:
+                break
+            asked = ((r.seat, ask(seats[r.seat], r.message)) for r in requests)  # asked in order
         replies = {}
-        for request in requests:
-            seat = request.seat
+        for seat, reply in asked:
             bot = seats[seat]
-            reply = ask(bot, request.message)
             answer = reply.result
             if answer.stdout or answer.stderr:
                 yield from _output(bot, answer)

@@ -10,7 +10,7 @@ native controller (``engine.play.match``) answers with plain calls and the page'
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
@@ -139,6 +139,56 @@ class GameSession:
             self._play(seats, {}, {}, {seat: FROZEN_FAULT for seat in seats},
                        {seat: state.default_action(seat) for seat in seats})
         self._finish()
+        return None
+
+    def play_quiet(self, ask: Callable[[int, dict], Any], bots: Sequence[int]) -> tuple[int, Any] | None:
+        """Play the turns one seat acts in, for a controller that answers synchronously:
+        ``ask(bots[seat], message)`` returns a ``TurnReply`` (``engine.driver``). The same
+        turns, records and messages as ``next_requests`` and ``submit`` make of them, for
+        as long as every reply is a good answer, in time, with no output and no error.
+
+        Returns ``(seat, reply)`` for a reply that needs more (output to show, a fault):
+        its turn is then pending, as after ``next_requests``, for ``submit``. None when the
+        next turn is not one seat's alone, or the game is over: go on with ``next_requests``.
+        """
+        if self._pending is not None:
+            raise RuntimeError("a request is pending")
+        state, frozen, log, cursor = self.state, self.frozen, self._log, self._cursor
+        wire, turns, faults_in_row = self.wire, self.record["turns"], self.consecutive_faults
+        observation, parse_answer, record_turn = wire.observation, wire.parse_answer, wire.record_turn
+        is_terminal, acting_seats, apply_actions = state.is_terminal, state.acting_seats, state.apply_actions
+        limit = self.time_limit_ms
+        while not is_terminal():
+            seats = acting_seats()
+            if len(seats) != 1 or frozen[seats[0]]:
+                return None
+            seat = seats[0]
+            changes = log[cursor[seat]:]
+            cursor[seat] = len(log)
+            message = observation(state, seat, changes)
+            reply = ask(bots[seat], message)
+            result = reply.result
+            answer = result.answer
+            if type(answer) is str and result.error is None and not result.stdout and not result.stderr \
+                    and reply.no_answer is False and len(answer) <= MAX_ANSWER_CHARS \
+                    and type(reply.elapsed_ms) in (float, int) \
+                    and (reply.elapsed_ms <= limit or reply.steps_counted is True):
+                try:
+                    actions = {seat: parse_answer(answer, state, seat)}
+                    changes = apply_actions(actions)
+                except (AnswerError, *_READ_ERRORS):
+                    pass  # nothing was changed; ``submit`` says what is wrong
+                else:
+                    faults_in_row[seat] = 0
+                    log.append(changes)
+                    turns.append({"seats": [seat], "answers": [answer], "faults": [None],
+                                  **record_turn(state, {seat: message}, actions, changes)})
+                    if state.outcome is not None:
+                        self._finish()
+                    continue
+            self._pending = [Request(seat, message)]
+            self._alone = True
+            return seat, reply
         return None
 
     def submit(self, replies: dict[int, Reply]) -> TurnResult:

@@ -66,7 +66,7 @@ class AtomasState:
         # Streams: the start board from key << 32, move m's atom from (key << 32) + m.
         self._stream_base = draw_key(self.game_name, seed, secret) << 32
         start = self._rng = random.Random(self._stream_base)
-        self.items: list[Item] = [start.randint(1, 3) for _ in range(START_ATOMS)]
+        self.items: list[Item] = [1 + _below(start, 3) for _ in range(START_ATOMS)]  # randint(1, 3)
         self.score = 0
         self.moves = 0  # moves played
         self.carried: Item | None = None
@@ -222,8 +222,13 @@ class AtomasState:
         # a new random.Random(base + move) would be: a new one a move was a good part of its cost)
         rng = self._rng
         _seed(rng, self._stream_base + move)
-        below = rng._randbelow  # what randint and randrange draw with: the same numbers, less work
-        r = 1 + below(240)  # randint(1, 240)
+        # randint and randrange draw with random's _randbelow(n): getrandbits(n.bit_length())
+        # until below n. The same numbers, drawn here without its Python call each.
+        getrandbits = rng.getrandbits
+        r = getrandbits(8)  # randint(1, 240): 1 + _randbelow(240)
+        while r >= 240:
+            r = getrandbits(8)
+        r += 1
         items = self.items
         if r <= 48:
             return PLUS
@@ -234,10 +239,20 @@ class AtomasState:
         if r <= 79 and items and self.score > 1500:
             return CLONE
         if items:
-            picked = items[below(len(items))]  # randrange(len(items))
+            n = len(items)  # randrange(n)
+            bits = n.bit_length()
+            index = getrandbits(bits)
+            while index >= n:
+                index = getrandbits(bits)
+            picked = items[index]
             if picked != PLUS and picked < low:
                 return picked
-        return low + below(high - low + 1)  # randint(low, high)
+        span = high - low + 1  # randint(low, high)
+        bits = span.bit_length()
+        offset = getrandbits(bits)
+        while offset >= span:
+            offset = getrandbits(bits)
+        return low + offset
 
     # -- views ------------------------------------------------------------------------
     def to_json(self) -> dict:
@@ -249,6 +264,15 @@ class AtomasState:
 
 
 _seed = _random.Random.seed  # random.Random.seed of an int, without the Python layer's checks
+
+
+def _below(rng: random.Random, n: int) -> int:
+    """``rng.randrange(n)``: the number random's own ``_randbelow`` draws."""
+    bits = n.bit_length()
+    r = rng.getrandbits(bits)
+    while r >= n:
+        r = rng.getrandbits(bits)
+    return r
 
 
 def _check_index(action: object, index: object, n: int) -> None:

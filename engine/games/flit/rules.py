@@ -21,6 +21,7 @@ from engine.core.randomness import draw_key
 EMPTY = 0
 NEUTRAL = 5
 NEUTRAL_CHANCE = 16  # a neutral lands with probability 1/16 on an available square
+CHANCE_BITS = NEUTRAL_CHANCE.bit_length()  # what random's _randbelow draws it with
 MAX_SIZE = 256  # 8x the full preset's side; a bound for settings read from files
 TERMINAL = -1
 
@@ -189,22 +190,32 @@ class FlitState:
         if self.outcome is not None:
             raise GameOverError("the game is over")
         squares = self.check_move(move)
-        changes: list[Change] = []
+        cells, size = self.cells, self.size
         if squares is None:
             self.passes += 1
+            changes: list[Change] = []
         else:
             self.passes = 0
             src, dst = squares
             colour = self.player + 1
-            changes.append(self._set(src, EMPTY))
-            changes.append(self._set(dst, colour))
-            cells = self.cells
+            # ``_set`` inlined: a piece moves (no count changes), neutrals next to it turn
+            cells[src], cells[dst] = EMPTY, colour
+            changes = [(src % size, src // size, EMPTY), (dst % size, dst // size, colour)]
             for n in self.neighbours[dst]:
                 if cells[n] == NEUTRAL:
                     changes.append(self._set(n, colour))
-        below = self.rng._randbelow  # what randrange(n) draws with: the same numbers, less work
-        square = below(len(self.cells))
-        if below(NEUTRAL_CHANCE) == 0 and self.is_available(square):
+        # randrange(len(cells)), then randrange(NEUTRAL_CHANCE), as random's own
+        # _randbelow draws them (the same numbers, without its Python call each)
+        getrandbits = self.rng.getrandbits
+        area = len(cells)
+        bits = area.bit_length()
+        square = getrandbits(bits)
+        while square >= area:
+            square = getrandbits(bits)
+        chance = getrandbits(CHANCE_BITS)
+        while chance >= NEUTRAL_CHANCE:
+            chance = getrandbits(CHANCE_BITS)
+        if chance == 0 and self.is_available(square):
             changes.append(self._set(square, NEUTRAL))
         self.turns += 1
         self.player = (self.player + 1) % self.num_players
