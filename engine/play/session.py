@@ -143,7 +143,7 @@ class GameSession:
 
     def play_quiet(self, ask: Callable[[int, dict], Any], bots: Sequence[int]) -> tuple[int, Any] | None:
         """Play the turns one seat acts in, for a controller that answers synchronously:
-        ``ask(bots[seat], message)`` returns a ``TurnReply`` (``engine.driver``). The same
+        ``ask(bots[seat], message)`` returns a ``TurnReply`` (``engine.play.driver``). The same
         turns, records and messages as ``next_requests`` and ``submit`` make of them, for
         as long as every reply is a good answer, in time, with no output and no error.
 
