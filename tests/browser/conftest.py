@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from firefox_page import firefox  # noqa: F401  (the session's one Firefox, for test_firefox_*.py)
 from playwright.sync_api import expect
 
 ROOT = Path(__file__).resolve().parents[2]
