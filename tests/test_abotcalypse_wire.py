@@ -440,7 +440,8 @@ def test_a_native_per_turn_script_bot_follows_its_plan_through_the_cli(tmp_path,
     path = tmp_path / "series.json"
     done = subprocess.run([sys.executable, "-m", "engine", "match", "abotcalypse", bot, "builtin:builder",
                            "--games", "1", "--seed", "4", "--secret", "S", "--max-turns", "9", "--json",
-                           "--replay", str(path)],
+                           # a process a turn: far above what a turn needs on a loaded machine
+                           "--time-limit", "30000", "--replay", str(path)],
                           cwd=Path(wire.__file__).resolve().parents[3], capture_output=True, text=True,
                           timeout=300)
     assert done.returncode == 0, done.stderr
