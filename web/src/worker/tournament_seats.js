@@ -247,7 +247,6 @@ export const tournamentBridge = {
   },
 };
 
-Object.assign(bridge, tournamentBridge);
 
 // The page stopped the tournament: every Worker it used is stopped.
 export function closeSeats() {
