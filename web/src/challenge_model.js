@@ -7,14 +7,12 @@
 // the controller Worker) validates imported files and links.
 
 import * as store from "./storage.js";
+import { FORMAT, MAX_DESCRIPTION_CHARS, MAX_ENTRIES, MAX_NAME_CHARS, MAX_TITLE_CHARS, blank, copyField, entryJson,
+  makeEntry, normaliseField, questionOf, sameField, titleOf, uniqueName, versionOf } from "./challenge_field.js";
 
-export const FORMAT = "koth-arena-challenge";
-export const VERSION = 1; // written unless the challenge needs version 2 (versionOf)
-const PYTHON_LANGUAGES = ["python3", "python2"]; // engine/contest/challenge.py LANGUAGES
-export const MAX_ENTRIES = 32; // the page's cap (the engine reads files of up to 1,000)
-export const MAX_NAME_CHARS = 100; // engine/contest/challenge.py MAX_NAME_CHARS
-export const MAX_TITLE_CHARS = 200;
-export const MAX_DESCRIPTION_CHARS = 20_000;
+export { FORMAT, MAX_DESCRIPTION_CHARS, MAX_ENTRIES, MAX_NAME_CHARS, MAX_TITLE_CHARS, VERSION }
+  from "./challenge_field.js";
+
 const MAX_KEPT = 8; // challenges kept aside per game (a link or a file replaced them)
 
 const saver = store.makeSaver(250);
@@ -353,10 +351,6 @@ function visitorsOwn(game, f) {
   return f.entries.some((e) => !shipped.has(e.code));
 }
 
-function blank() {
-  return { title: "", description: "", question: null, entries: [], open: null };
-}
-
 // The stored field of a game. A game without one starts with the match's bots (the visitor's
 // saved code, or the examples on show), so nothing a visitor had is missing from the field; a
 // field with nothing in it yet is only kept once something changes it (keep: a mutation).
@@ -386,77 +380,6 @@ function migrateBots(game) {
     f.entries.push(makeEntry(f, { name: b.name.trim() || "Entry", code: b.code }));
   }
   return f;
-}
-
-function normaliseField(raw) {
-  const f = blank();
-  f.title = typeof raw.title === "string" ? raw.title.slice(0, MAX_TITLE_CHARS) : "";
-  f.description = typeof raw.description === "string" ? raw.description.slice(0, MAX_DESCRIPTION_CHARS) : "";
-  f.question = questionOf(raw.question);
-  for (const e of Array.isArray(raw.entries) ? raw.entries.slice(0, MAX_ENTRIES) : []) {
-    if (e && typeof e.name === "string" && typeof e.code === "string") f.entries.push(makeEntry(f, e));
-  }
-  const open = raw.open === null ? null : f.entries.find((e) => e.id === raw.open);
-  f.open = open ? open.id : null;
-  return f;
-}
-
-function makeEntry(f, item) {
-  const id = f.entries.reduce((m, e) => Math.max(m, e.id), Math.max(0, Number(item.id) || 0)) + 1;
-  const keepId = Number.isInteger(item.id) && item.id > 0 && !f.entries.some((e) => e.id === item.id);
-  const name = String(item.name || "").trim().slice(0, MAX_NAME_CHARS) || "Entry";
-  return {
-    id: keepId ? item.id : id,
-    name: uniqueName(f, name),
-    author: typeof item.author === "string" && item.author ? item.author : null,
-    code: String(item.code),
-    language: typeof item.language === "string" && item.language ? item.language : null,
-    link: typeof item.link === "string" && item.link ? item.link : null,
-    enabled: item.enabled !== false,
-  };
-}
-
-function uniqueName(f, name) {
-  if (!f.entries.some((e) => e.name === name)) return name;
-  for (let n = 2; ; n++) {
-    const suffix = ` (${n})`;
-    const candidate = name.slice(0, MAX_NAME_CHARS - suffix.length) + suffix;
-    if (!f.entries.some((e) => e.name === candidate)) return candidate;
-  }
-}
-
-// An entry as the challenge file has it: optional fields only when set.
-function entryJson(e) {
-  const out = { name: e.name };
-  if (e.author) out.author = e.author;
-  out.code = e.code;
-  if (e.language) out.language = e.language;
-  if (e.link) out.link = e.link;
-  if (!e.enabled) out.enabled = false;
-  return out;
-}
-
-// Version 2 of the format: a question named, or an entry in another language (a command entry).
-function versionOf(f) {
-  const native = f.entries.some((e) => e.language && !PYTHON_LANGUAGES.includes(e.language));
-  return f.question || native ? 2 : VERSION;
-}
-
-// The file's question ({site, id}, checked by the engine), or null.
-function questionOf(q) {
-  return q && typeof q.site === "string" && Number.isInteger(q.id) ? { site: q.site, id: q.id } : null;
-}
-
-function titleOf(f, game) { return f.title.trim() ? f.title : `${game || "KotH"} challenge`; }
-
-function copyField(f) {
-  return { title: f.title, description: f.description, question: f.question, open: null,
-    entries: f.entries.map((e) => ({ ...e })) };
-}
-
-function sameField(a, b) {
-  const key = (f) => JSON.stringify([f.title, f.description, f.question, f.entries.map(entryJson)]);
-  return key(a) === key(b);
 }
 
 function changed(game, change) {

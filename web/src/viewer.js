@@ -5,6 +5,7 @@
 
 import { Track } from "./replay.js";
 import { loadRenderer } from "./renderers.js";
+import { renderInfo, renderLegend } from "./viewer_text.js";
 
 export class Viewer {
   constructor(el) {
@@ -320,8 +321,8 @@ export class Viewer {
     e.scrub.setAttribute("aria-valuetext", `Turn ${fr.turn} of ${fr.total}`);
     e.back.disabled = e.start.disabled = fr.turn <= 0;
     e.fwd.disabled = e.end.disabled = fr.turn >= fr.total;
-    this.renderLegend(fr);
-    this.renderInfo(fr);
+    renderLegend(this, fr);
+    renderInfo(this, fr);
     if (this.onFrame) this.onFrame(fr, this.seatNames(tr.record));
   }
 
@@ -354,50 +355,5 @@ export class Viewer {
   currentFrame() {
     const tr = this.track;
     return tr && this.renderer ? tr.frame(this.t) : null;
-  }
-
-  renderLegend(fr) {
-    const names = this.seatNames(this.track.record);
-    const items = this.renderer.legend(fr, names).map((item) => {
-      const el = document.createElement("li");
-      if (item.colour) {
-        const s = document.createElement("span");
-        s.className = `swatch${item.small ? " small" : ""}${item.shape === "circle" ? " round" : ""}`;
-        s.style.background = item.colour;
-        s.setAttribute("aria-hidden", "true");
-        el.append(s);
-      }
-      el.append(document.createTextNode(String(item.label)));
-      return el;
-    });
-    this.el.legend.replaceChildren(...items);
-  }
-
-  renderInfo(fr) {
-    const tr = this.track;
-    const names = this.seatNames(tr.record);
-    const parts = [`${this.renderer.turnWord ?? "Turn"} ${fr.turn} of ${fr.total}`];
-    const last = fr.last;
-    if (last) {
-      const move = this.renderer.lastMove ? this.renderer.lastMove(fr, names) : "";
-      if (move) parts.push(move);
-      last.faults.forEach((f, k) => {
-        if (f && typeof f === "object") {
-          const who = names[last.seats[k]] ?? "bot";
-          parts.push(`${who}: fault (${String(f.kind)}): ${String(f.message ?? "").slice(0, 200)}`);
-        }
-      });
-    }
-    if (fr.turn >= fr.total && tr.result) {
-      const r = tr.result;
-      let txt = `game over (${r.termination ?? "ended"})`;
-      if (names.length > 1) {
-        txt += Number.isInteger(r.winner) ? `: ${names[r.winner] ?? "?"} wins` : ": no single winner";
-      }
-      parts.push(txt);
-    } else if (this.live && this.current === this.tracks.length - 1 && !tr.result) {
-      parts.push("live");
-    }
-    this.el.info.textContent = parts.join(" · ");
   }
 }
