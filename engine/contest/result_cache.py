@@ -27,13 +27,12 @@ import os
 import shlex
 import shutil
 import sys
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from engine.contest.match_job import MatchJob, MatchResult
-from engine.core.json_depth import nesting_depth
+from engine.core.kept_files import parse_kept, read_no_follow, write_atomically
 from engine.core.outcome import unique_winner
 from engine.core.replay_limits import MAX_DOCUMENT_CHARS, MAX_SCORE
 
@@ -148,34 +147,18 @@ class ResultCache:
                 source = Path(job.replay_path)
                 if not source.is_file():
                     return
-                self._atomic(replay, lambda out: _copy_into(source, out))
+                write_atomically(replay, lambda out: _copy_into(source, out))
             text = json.dumps({"format": FORMAT, "scores": list(result.scores),
                                "faults": list(result.faults)})
-            self._atomic(path, lambda out: out.write(text.encode("utf-8")))
+            write_atomically(path, lambda out: out.write(text.encode("utf-8")))
         except OSError as exc:
             self.warn(f"cannot keep a result in {self.folder}: {exc.strerror or exc}")
 
-    def _atomic(self, path: Path, write: Callable) -> None:
-        fd, temporary = tempfile.mkstemp(prefix=".tmp-", dir=self.folder)
-        try:
-            with os.fdopen(fd, "wb") as out:
-                write(out)
-            os.replace(temporary, path)
-        except BaseException:
-            Path(temporary).unlink(missing_ok=True)
-            raise
-
     def _read(self, path: Path, seats: int) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
         try:
-            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+            data = read_no_follow(path, MAX_RESULT_BYTES)
         except FileNotFoundError:
             return None
-        except OSError as exc:
-            self.warn(f"cannot read the cached result {path.name}: {exc.strerror or exc}; playing the game")
-            return None
-        try:
-            with os.fdopen(fd, "rb") as file:
-                data = file.read(MAX_RESULT_BYTES + 1)
         except OSError as exc:
             self.warn(f"cannot read the cached result {path.name}: {exc.strerror or exc}; playing the game")
             return None
@@ -202,20 +185,9 @@ def _copy_into(source: Path, out) -> None:
 
 def _parse(data: bytes, seats: int) -> tuple[tuple[int, ...], tuple[int, ...]] | str:
     """A result file's scores and faults, or why it is not one."""
-    if len(data) > MAX_RESULT_BYTES:
-        return f"over {MAX_RESULT_BYTES} bytes"
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        return "not UTF-8"
-    if nesting_depth(text) > MAX_DEPTH:
-        return "nested too deep"
-    try:
-        value = json.loads(text)
-    except ValueError:
-        return "not JSON"
-    if not isinstance(value, dict) or value.get("format") != FORMAT:
-        return "not a result of this format"
+    value = parse_kept(data, MAX_RESULT_BYTES, MAX_DEPTH, FORMAT)
+    if isinstance(value, str):
+        return value
     scores, faults = value.get("scores"), value.get("faults")
     if not (_ints(scores, seats, -MAX_SCORE, MAX_SCORE) and _ints(faults, seats, 0, MAX_FAULTS)):
         return "not a result for this table"

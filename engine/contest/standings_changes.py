@@ -17,13 +17,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from engine.core.json_depth import nesting_depth
+from engine.core.kept_files import parse_kept, read_no_follow, write_atomically
 
 FORMAT = 1
 MAX_ENTRIES = 10_000  # a question's 1,000 answers and a challenge file's entries fit many times
@@ -100,15 +98,9 @@ class StandingsStore:
 
     def read(self, key: str) -> Previous | None:
         try:
-            fd = os.open(self.path(key), os.O_RDONLY | os.O_NOFOLLOW)
+            data = read_no_follow(self.path(key), MAX_FILE_BYTES)
         except FileNotFoundError:
             return None
-        except OSError as exc:
-            self.warn(f"cannot read the last standings ({exc.strerror or exc}): no changes shown")
-            return None
-        try:
-            with os.fdopen(fd, "rb") as file:
-                data = file.read(MAX_FILE_BYTES + 1)
         except OSError as exc:
             self.warn(f"cannot read the last standings ({exc.strerror or exc}): no changes shown")
             return None
@@ -124,34 +116,16 @@ class StandingsStore:
                            "places": [[name, place] for name, place in places[:MAX_ENTRIES]]})
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
-            fd, temporary = tempfile.mkstemp(prefix=".tmp-", dir=self.folder)
-            try:
-                with os.fdopen(fd, "wb") as out:
-                    out.write(text.encode("utf-8", "surrogatepass"))
-                os.replace(temporary, self.path(key))
-            except BaseException:
-                Path(temporary).unlink(missing_ok=True)
-                raise
+            write_atomically(self.path(key), lambda out: out.write(text.encode("utf-8", "surrogatepass")))
         except OSError as exc:
             self.warn(f"cannot keep the standings in {self.folder}: {exc.strerror or exc}")
 
 
 def parse_standings(data: bytes) -> Previous | str:
     """A standings file's places, or why it is not one."""
-    if len(data) > MAX_FILE_BYTES:
-        return f"over {MAX_FILE_BYTES:,} bytes"
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        return "not UTF-8"
-    if nesting_depth(text) > MAX_DEPTH:
-        return "nested too deep"
-    try:
-        value = json.loads(text)
-    except ValueError:
-        return "not JSON"
-    if not isinstance(value, dict) or value.get("format") != FORMAT:
-        return "not standings of this format"
+    value = parse_kept(data, MAX_FILE_BYTES, MAX_DEPTH, FORMAT)
+    if isinstance(value, str):
+        return value
     date, rows = value.get("date"), value.get("places")
     if not isinstance(date, str) or len(date) > MAX_DATE_CHARS:
         return "no date"
