@@ -7,21 +7,16 @@ games that involve the changed ones and equals a run from zero."""
 
 from __future__ import annotations
 
-import gzip
 import json
 import re
-import subprocess
-import sys
-import threading
 from html.parser import HTMLParser
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from urllib.parse import parse_qs, unquote, urlsplit
+from urllib.parse import unquote
 
 import pytest
+from se_api_server import DATA, FakeAPI, sandbox_or_skip, tournament_cli
 
 from engine.bots.entries import PYTHON, Entry
-from engine.bots.sandbox import Limits, Sandbox, SandboxError
 from engine.contest.game_link import read_game_link
 from engine.contest.results_site import CSP, MARKER, PageLink, PublishError, SiteInput, publish, text
 from engine.contest.run_notes_markdown import changes_markdown, skipped_markdown
@@ -29,8 +24,6 @@ from engine.contest.stackexchange import AnswerProblem
 from engine.contest.standings_changes import MAX_FILE_BYTES, Previous, StandingsStore, compare
 from engine.contest.tournament import Match, MatchJob, play_match
 
-ROOT = Path(__file__).resolve().parents[1]
-DATA = ROOT / "tests" / "data" / "se"
 QUESTION = 900002
 HOSTILE = "Pipe | *star* [x](https://e.vil) <img src=x onerror=alert(1)> next line"
 CHALLENGE = {
@@ -42,60 +35,26 @@ CHALLENGE = {
 }
 
 
-class FakeAPI:
-    """``/2.3/questions/900002/answers``, gzipped: the pages before (``after`` False) or
-    after an answer was edited, one deleted and one posted."""
+class QuestionAPI(FakeAPI):
+    """``/2.3/questions/900002/answers``: the pages before (``after`` False) or after an
+    answer was edited, one deleted and one posted."""
 
     def __init__(self) -> None:
         self.after = False
-        self.requests: list[dict] = []
-        api = self
+        super().__init__(self.pages)
 
-        class Handler(BaseHTTPRequestHandler):
-            def do_GET(self) -> None:  # noqa: N802 - http.server's name
-                parts = urlsplit(self.path)
-                query = {k: v[0] for k, v in parse_qs(parts.query).items()}
-                api.requests.append(query)
-                name = f"q{QUESTION}{'_after' if api.after else ''}_page{query.get('page', '1')}.json"
-                ok = parts.path == f"/2.3/questions/{QUESTION}/answers" and (DATA / name).is_file()
-                body = (DATA / name).read_bytes() if ok else b'{"error_id": 404, "error_name": "no_method"}'
-                data = gzip.compress(body)
-                self.send_response(200 if ok else 404)
-                self.send_header("Content-Type", "application/json; charset=utf-8")
-                self.send_header("Content-Encoding", "gzip")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def log_message(self, *args) -> None:
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+    def pages(self, path: str, query: dict) -> tuple[int, bytes]:
+        name = f"q{QUESTION}{'_after' if self.after else ''}_page{query.get('page', '1')}.json"
+        if path == f"/2.3/questions/{QUESTION}/answers" and (DATA / name).is_file():
+            return 200, (DATA / name).read_bytes()
+        return 404, b'{"error_id": 404, "error_name": "no_method"}'
 
 
 @pytest.fixture
 def api():
-    server = FakeAPI()
+    server = QuestionAPI()
     yield server
     server.close()
-
-
-def sandbox_or_skip() -> None:
-    try:
-        Sandbox(Limits()).probe()
-    except SandboxError as exc:
-        pytest.skip(f"no sandbox here: {exc}")
-
-
-def tournament_cli(*args, timeout=1200):
-    return subprocess.run([sys.executable, "-m", "engine", "tournament", *map(str, args)], cwd=ROOT,
-                          capture_output=True, text=True, timeout=timeout)
 
 
 class Links(HTMLParser):
@@ -274,7 +233,7 @@ def test_from_a_question_to_a_results_site_and_again_after_an_edit(api, tmp_path
         done = tournament_cli("--challenge", challenge, "--se-api", api.url, "--commands",
                               tmp_path / "cmds.json", "--cache", cache, "--budget", 1_000_000, "--json",
                               "--markdown", tmp_path / f"{name}.md", "--publish", tmp_path / name / "site",
-                              "--page-dir", page)
+                              "--page-dir", page, timeout=1200)
         assert done.returncode == 0, done.stderr
         return json.loads(done.stdout), done.stderr, (tmp_path / f"{name}.md").read_text(encoding="utf-8")
 

@@ -5,28 +5,22 @@ answer that cannot play is listed with its reason."""
 
 from __future__ import annotations
 
-import gzip
 import json
 import shutil
 import socket
 import subprocess
-import sys
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from urllib.parse import parse_qs, urlsplit
 
 import pytest
+from se_api_server import DATA, ROOT, FakeAPI, sandbox_or_skip, tournament_cli
 
-from engine.bots.sandbox import Limits, Sandbox, SandboxError, Unsandboxed
+from engine.bots.sandbox import Unsandboxed
 from engine.contest.build_cache import BuildError, build
 from engine.contest.challenge import ChallengeError, challenge_json, load_challenge
 from engine.contest.command_entries import CommandsError, parse_commands
 from engine.contest.se_fetch import FetchError, fetch_answers
 from engine.contest.stackexchange import MAX_BODY_CHARS, QuestionRef
 
-ROOT = Path(__file__).resolve().parents[1]
-DATA = ROOT / "tests" / "data" / "se"
 QUESTION = 900001
 HAS_GCC = shutil.which("gcc") is not None
 
@@ -39,16 +33,7 @@ CHALLENGE = {
 }
 
 
-def sandbox_or_skip() -> Sandbox:
-    sandbox = Sandbox(Limits())
-    try:
-        sandbox.probe()
-    except SandboxError as exc:
-        pytest.skip(f"no sandbox here: {exc}")
-    return sandbox
-
-
-class FakeAPI:
+class QuestionAPI(FakeAPI):
     """``/2.3/questions/{id}/answers`` from the recorded pages, gzipped like the real API.
     ``mode``: "" (the pages), "huge" (a hostile answer of more than 1 MB on page 2), "quota"
     (page 1 spends the quota), "throttle" (an error object, HTTP 400), "bomb" (a gzip body
@@ -56,31 +41,9 @@ class FakeAPI:
 
     def __init__(self) -> None:
         self.mode = ""
-        self.requests: list[dict] = []
-        api = self
+        super().__init__(self.pages)
 
-        class Handler(BaseHTTPRequestHandler):
-            def do_GET(self) -> None:  # noqa: N802 - http.server's name
-                parts = urlsplit(self.path)
-                query = {k: v[0] for k, v in parse_qs(parts.query).items()}
-                api.requests.append({"path": parts.path, **query})
-                status, body = api.answer(parts.path, query)
-                data = gzip.compress(body)
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json; charset=utf-8")
-                self.send_header("Content-Encoding", "gzip")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def log_message(self, *args) -> None:
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-    def answer(self, path: str, query: dict) -> tuple[int, bytes]:
+    def pages(self, path: str, query: dict) -> tuple[int, bytes]:
         if self.mode == "throttle":
             return 400, (DATA / "error_throttle.json").read_bytes()
         if self.mode == "bomb":
@@ -95,21 +58,12 @@ class FakeAPI:
                                   "body": "<h1>Python 3, Huge</h1><pre><code>" + "#" * MAX_BODY_CHARS})
         return 200, json.dumps(data).encode("utf-8")
 
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-
 
 @pytest.fixture
 def api():
-    server = FakeAPI()
+    server = QuestionAPI()
     yield server
     server.close()
-
-
-def tournament_cli(*args, timeout=900):
-    return subprocess.run([sys.executable, "-m", "engine", "tournament", *map(str, args)], cwd=ROOT,
-                          capture_output=True, text=True, timeout=timeout)
 
 
 # -- the API --------------------------------------------------------------------------------------
