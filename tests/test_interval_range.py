@@ -16,7 +16,8 @@ import pytest
 
 from engine.bots.entries import Entry
 from engine.contest.ranking import MEAN_SCORE, Standing, mean_interval, rank, win_rate_interval
-from engine.contest.tournament import MatchResult, Tournament, leaderboard_rows
+from engine.contest.standings import leaderboard_rows
+from engine.contest.tournament import MatchResult, Tournament
 from engine.games.registry import games, get_game
 
 SPREAD = [0, 0, 0, 90]  # mean 22.5, t-interval about -49..94 unclipped

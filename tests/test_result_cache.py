@@ -23,7 +23,8 @@ import pytest
 
 from engine.bots.entries import PYTHON, Entry
 from engine.contest.result_cache import MAX_RESULT_BYTES, ResultCache
-from engine.contest.tournament import ALONE, PAIRS, TABLES, MatchJob, MatchResult, Tournament, run_tournament
+from engine.contest.standings import ALONE, PAIRS, TABLES
+from engine.contest.tournament import MatchJob, MatchResult, Tournament, run_tournament
 from engine.core.outcome import unique_winner
 from engine.games.registry import get_game
 

@@ -17,16 +17,8 @@ import pytest
 
 from engine.bots.entries import Entry
 from engine.contest.ranking import MEAN_SCORE, WIN_RATE
-from engine.contest.tournament import (
-    ALONE,
-    PAIRS,
-    MatchResult,
-    TablePlanner,
-    Tournament,
-    plan_alone,
-    plan_pairs,
-    standings_of,
-)
+from engine.contest.standings import ALONE, PAIRS, standings_of
+from engine.contest.tournament import MatchResult, TablePlanner, Tournament, plan_alone, plan_pairs
 from engine.games.registry import get_game
 
 ROOT = Path(__file__).resolve().parents[1]

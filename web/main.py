@@ -524,7 +524,7 @@ class PageTournament:
 
     def _board(self) -> dict:
         """The leaderboard as the engine ranks it now (and the cross table in pairs)."""
-        from engine.contest.tournament import PAIRS, cross_table, leaderboard_rows
+        from engine.contest.standings import PAIRS, cross_table, leaderboard_rows
 
         t = self.tournament
         ranking = t.ranking()

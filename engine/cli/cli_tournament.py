@@ -43,15 +43,8 @@ from engine.cli.result_cli import add_cache_arguments, report_cache, result_cach
 from engine.contest.challenge import Challenge, ChallengeError, load_challenge, read_challenge_text
 from engine.contest.question_entries import About
 from engine.contest.ranking import WIN_RATE
-from engine.contest.tournament import (
-    PAIRS,
-    DaskPlayers,
-    LocalPlayers,
-    Tournament,
-    leaderboard_rows,
-    run_tournament,
-    tournament_seats,
-)
+from engine.contest.standings import PAIRS, leaderboard_rows
+from engine.contest.tournament import DaskPlayers, LocalPlayers, Tournament, run_tournament, tournament_seats
 from engine.core.randomness import new_secret
 from engine.games.registry import game_names, get_game
 

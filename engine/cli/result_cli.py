@@ -11,7 +11,8 @@ import argparse
 import sys
 
 from engine.contest.result_cache import ResultCache, default_results
-from engine.contest.tournament import TABLES, Tournament
+from engine.contest.standings import TABLES
+from engine.contest.tournament import Tournament
 
 
 def add_cache_arguments(command: argparse.ArgumentParser) -> None:

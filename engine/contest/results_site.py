@@ -35,7 +35,7 @@ from urllib.parse import urlsplit
 
 from engine.contest.game_link import CHALLENGE_LINK_PREFIX, NoLink, game_link_fragment, pack
 from engine.contest.leaderboard_markdown import link_target
-from engine.contest.tournament import PAIRS, cross_table, leaderboard_rows
+from engine.contest.standings import PAIRS, cross_table, leaderboard_rows
 from engine.core.outcome import FaultKind
 from engine.core.replay_limits import MAX_DOCUMENT_CHARS
 from engine.play.replay import ReplayError, parse_document
