@@ -27,7 +27,7 @@ def _play(tmp_path: Path, game: str, bot: str) -> dict:
 
     done = subprocess.run(
         [sys.executable, "-m", "engine", "match", game, bot, "builtin:random", "--games", "2",
-         "--seed", "5", "--json",
+         "--seed", "5", "--secret", "readme", "--json",
          # steps decide a Python bot's move: a loaded machine cannot turn a slow move into a fault
          "--budget", "10000000", "--time-limit", "60000"],
         capture_output=True, text=True, timeout=300, cwd=ROOT)

@@ -178,7 +178,11 @@ def test_an_edited_and_a_new_answer_replay_only_their_games_with_two_workers(tmp
 def test_a_stopped_run_resumes_where_it_stopped(tmp_path):
     """Ctrl-C, then a kill of the whole process group, mid-run: each re-run plays only the
     games not yet kept, and the last one's leaderboard equals a run from zero."""
-    field = _bots(tmp_path / "bots", first=FIRST, last=LAST, middle=MIDDLE)
+    # Each move waits 20 ms (outside the step count), so a game takes over half a second and
+    # the signals land mid-run on any machine, however fast its runner.
+    field = _bots(tmp_path / "bots", **{name: "import time\n" + code.replace(
+        "def move(view):\n", "def move(view):\n    time.sleep(0.02)\n")
+        for name, code in (("first", FIRST), ("last", LAST), ("middle", MIDDLE))})
     folder = tmp_path / "cache"
     args = ["atomas", *field, "--games", 4, *ATOMAS, "--cache", folder]
     total = 12

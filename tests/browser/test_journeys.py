@@ -246,6 +246,11 @@ def paste_and_run(arena: Arena, case: Case) -> None:
 def watch_and_scrub(arena: Arena) -> None:
     page = arena.page
     scrub = arena.label("Turn")
+    # the scrub bar's end follows the viewer's next drawn frame, which may come after "Finished"
+    try:
+        wait_until(page, "Number(document.getElementById('scrub').max) >= 2", WAIT_MS)
+    except TimeoutError:
+        pass  # the assertion below names the length seen
     last = int(page.evaluate("document.getElementById('scrub').max"))
     assert last >= 2, f"watch and scrub: a game of {last} turns"
     page.evaluate("() => document.activeElement && document.activeElement.blur()")
