@@ -5,6 +5,7 @@ The page is served with its real headers (isolation and Content-Security-Policy)
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 
@@ -15,19 +16,10 @@ pytestmark = pytest.mark.browser
 BUDGET = 20_000
 ATTACKED_MOVES = 3
 
-# The end of each attacker's move: a random legal move, as the random example plays.
-RANDOM_MOVE_TAIL = '''\
-    mine = view.pieces()
-    targets = sorted({n for p in mine for n in view.neighbours(*p) if view[n] == 0})
-    random.shuffle(targets)
-    for x1, y1 in targets:
-        supporters = [p for p in view.neighbours(x1, y1) if view[p] == view.me]
-        sources = [p for p in mine if len(supporters) > 1 or p != supporters[0]]
-        if sources:
-            x0, y0 = random.choice(sources)
-            return x0, y0, x1, y1
-    return "0 0 0 0"
-'''
+# The end of each attacker's move: the random example's move (its code, renamed random_move).
+RANDOM_MOVE_TAIL = "    return random_move(view)\n\n\n" + (
+    Path(__file__).resolve().parents[2] / "engine" / "games" / "flit" / "examples" / "random.py"
+).read_text(encoding="utf-8").replace("def move(view):", "def random_move(view):")
 
 # Issue 17's attack on its first three moves (each then spends 120,000+ steps), random valid
 # moves after.

@@ -23,6 +23,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 BUDGET = 20_000
+RANDOM_EXAMPLE = (ROOT / "engine" / "games" / "flit" / "examples" / "random.py").read_text(encoding="utf-8")
 ATTACKED_MOVES = 3
 
 # The bot: ATTACK runs in its move, before 120,000+ steps, on its first ATTACKED_MOVES moves.
@@ -44,17 +45,8 @@ def move(view):
         total = 0
         for i in range(60_000):  # 120,000+ steps, six times the budget
             total += i
-    mine = view.pieces()
-    targets = sorted({n for p in mine for n in view.neighbours(*p) if view[n] == 0})
-    random.shuffle(targets)
-    for x1, y1 in targets:
-        supporters = [p for p in view.neighbours(x1, y1) if view[p] == view.me]
-        sources = [p for p in mine if len(supporters) > 1 or p != supporters[0]]
-        if sources:
-            x0, y0 = random.choice(sources)
-            return x0, y0, x1, y1
-    return "0 0 0 0"
-'''
+    return random_move(view)
+''' + RANDOM_EXAMPLE.replace("def move(view):", "def random_move(view):")  # its moves after
 
 # The attack of issue 17: the frame of the budget's run, its "self", every limit raised.
 FRAME = '''
