@@ -14,6 +14,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { loadPyodide } from "pyodide";
+import { PYTHON_ENV } from "../web/src/python_env.js";
 import { sparseSnapshot } from "../web/src/sparse_snapshot.js";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
@@ -30,7 +31,8 @@ const began = performance.now();
 // sys.executable, sys.orig_argv), take LANG from Node's `navigator.language` (this machine's
 // locale, on Node 21 and later) and the time zone from this process's (time.tzname,
 // time.timezone). So: the program's name a browser gives it, a fixed LANG (the browser's
-// language cannot be known here: C.UTF-8, as where there is none) and UTC. Node's own
+// language cannot be known here: C.UTF-8, as where there is none), a fixed hash seed
+// (web/src/python_env.js) and UTC. Node's own
 // variables never reach Emscripten: its environment is only `env` below and its defaults.
 process.env.TZ = "UTC"; // Node applies a change of TZ at once, before Python reads it
 const pyodide = await loadPyodide({
@@ -38,7 +40,7 @@ const pyodide = await loadPyodide({
   _makeSnapshot: true,
   _sysExecutable: "./this.program", // Emscripten's default, a browser's
   args: [],
-  env: { HOME: "/home/pyodide", LANG: "C.UTF-8" },
+  env: { ...PYTHON_ENV },
   stdout: () => {},
   stderr: (line) => console.error(line),
 });

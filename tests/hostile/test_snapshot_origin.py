@@ -105,3 +105,6 @@ def test_a_bot_in_a_restored_snapshot_reads_what_a_fresh_pyodide_reads(canary_bu
     assert (restored["tzname"], restored["timezone"]) == (["UTC-0000", "UTC-0000"], 0)
     assert (restored["user"], restored["home"]) == ("web_user", "/home/pyodide")
     assert restored["host"] == "emscripten"
+    # text hashes as in every other Python of the page (set orders of strings repeat)
+    assert restored["environ"]["PYTHONHASHSEED"] == "0"
+    assert restored["text_hash"] == fresh["text_hash"] == view()["text_hash"]

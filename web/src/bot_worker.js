@@ -29,6 +29,7 @@
 // every fetch, so everything Pyodide loads arrives in the init message.
 import { loadPyodide } from "pyodide";
 import createPyodideModule from "pyodide/pyodide.asm.mjs";
+import { PYTHON_ENV } from "./python_env.js";
 import { Channel, ChannelOverflow } from "./sync_channel.js";
 import { asReplyId, asReplyText } from "./reply_text.js";
 import { answerFetches, useCompiledModule } from "./shared_wasm.js";
@@ -229,7 +230,7 @@ async function init({ indexURL, interruptBuffer, wasmModule, channels, snapshot,
   // From the snapshot (web/preload.py imported) when there is one: only its non-zero pages
   // are copied into this Worker's memory (sparse_snapshot.js). One announced by its size
   // is given later: Python is set up meanwhile.
-  const options = { indexURL, createPyodideModule, lockFileContents: lockFile };
+  const options = { indexURL, createPyodideModule, lockFileContents: lockFile, env: { ...PYTHON_ENV } };
   const coming = Number.isInteger(memoryBytes) && memoryBytes > 0;
   if (coming || isSparseSnapshot(snapshot)) {
     options._loadSnapshot = SNAPSHOT_TO_COME;

@@ -3,6 +3,7 @@
 // engine and web/main.py, and the first two bot Workers; then the page is told it is ready.
 
 import { loadPyodide } from "pyodide";
+import { PYTHON_ENV } from "../python_env.js";
 import { answerFetches, useCompiledModule } from "../shared_wasm.js";
 import { SNAPSHOT_TO_COME, restoringSparse, sparseSnapshot } from "../sparse_snapshot.js";
 import PRELOAD from "../../preload.py";
@@ -113,7 +114,7 @@ export async function start(bridge, onPython, onReady) {
     botInit.resolve();
   }
   const createModule = await glue;
-  const options = { indexURL, lockFileContents: lockJson, createPyodideModule: createModule };
+  const options = { indexURL, lockFileContents: lockJson, createPyodideModule: createModule, env: { ...PYTHON_ENV } };
   let pyodide = null;
   if (entry) {
     const bytes = built.then((b) => b || Promise.reject(new Error("no snapshot")));
