@@ -12,7 +12,14 @@ from pathlib import Path
 
 from engine import __version__
 from engine.bots.entries import Entry
-from engine.contest.leaderboard_markdown import EntryCredit, cell_text, link_target, tournament_markdown
+from engine.contest.challenge import Challenge, ChallengeEntry
+from engine.contest.leaderboard_markdown import (
+    EntryCredit,
+    cell_text,
+    challenge_credits,
+    link_target,
+    tournament_markdown,
+)
 from engine.contest.tournament import MatchResult, Tournament
 from engine.games.registry import get_game
 
@@ -121,3 +128,17 @@ def test_the_cli_writes_the_same_markdown_the_function_gives(tmp_path):
     refused = subprocess.run([*cmd[:-3], "--markdown", str(tmp_path / "no" / "dir.md")], cwd=ROOT,
                              capture_output=True, text=True, timeout=600)
     assert refused.returncode == 2 and "cannot write the Markdown leaderboard" in refused.stderr
+
+
+def test_a_command_entry_before_a_python_entry_does_not_shift_the_credits():
+    """The page plays a challenge's Python entries only: each keeps its own author and link."""
+    entries = (ChallengeEntry("in C", "int main(){}", "Carol", "C", "https://x.example/a/1"),
+               ChallengeEntry("first", "builtin:greedy", "Alice", None, "https://x.example/a/2"),
+               ChallengeEntry("off", "builtin:random", "Dan", None, None, enabled=False),
+               ChallengeEntry("second", "builtin:random", "Bob", None, "https://x.example/a/3"))
+    challenge = Challenge("t", "", "flit", {}, 2, 7, entries)
+    playing = [e.name for e in challenge.tournament_entries()]
+    credits = challenge_credits(challenge)
+    assert playing == ["first", "second"]
+    assert [(c.author, c.link) for c in credits] == [("Alice", "https://x.example/a/2"),
+                                                      ("Bob", "https://x.example/a/3")]

@@ -142,5 +142,6 @@ def _code(text: str) -> str:
 
 def challenge_credits(challenge: Any) -> list[EntryCredit]:
     """The credits of a challenge's playing entries, in the tournament's entry order
-    (``engine.contest.challenge.Challenge.tournament_entries``)."""
-    return [EntryCredit(e.author, e.link) for e in challenge.entries if e.enabled]
+    (``engine.contest.challenge.Challenge.tournament_entries``: command entries, which the
+    page cannot run, are not among them)."""
+    return [EntryCredit(e.author, e.link) for e in challenge.entries if e.enabled and not e.native]
