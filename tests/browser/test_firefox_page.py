@@ -159,11 +159,9 @@ def test_the_page_works_in_firefox(firefox, isolated_url, plain_url, results_dir
     arena.page.close()
 
 
-@pytest.mark.xfail(strict=False, reason=(
-    "issue 20 item 2, found and not fixed: in the isolated page Firefox's recipient played a different "
-    "game (the script bot's score 10 against the sender's 6, no faults); in the plain page the "
-    "recipient's page (a fresh browser context) did not become ready within 300 s"))
-@pytest.mark.parametrize("isolated", [True, False], ids=["isolated", "plain"])
+@pytest.mark.parametrize("isolated", [True, pytest.param(False, marks=pytest.mark.xfail(strict=False, reason=(
+    "found, not fixed: in the plain page the recipient's page (a fresh browser context) did not become "
+    "ready within 300 s (2026-11-27, load 30-50)")))], ids=["isolated", "plain"])
 def test_a_share_link_repeats_a_script_bots_match_in_firefox(firefox, isolated_url, plain_url, isolated):
     arena = FirefoxArena(firefox, isolated_url if isolated else plain_url)
     arena.setup(games=1, seed=2, time_limit_ms=ROOMY_MS)

@@ -277,9 +277,15 @@ async function init({ indexURL, interruptBuffer, wasmModule, channels, snapshot,
     const requests = new Channel(channels.request);
     const replies = new Channel(channels.reply);
     let seen = requests.seq;
-    const receive = () => {
-      requests.wait(seen);
+    // Atomics.wait may return with nothing new (Firefox wakes a waiting Worker now and
+    // then): taking that for a request would serve the last one again, and a bot that
+    // answered it twice would have drawn from its random twice. So: until the number moves.
+    const nextSeq = () => {
+      while (!requests.wait(seen));
       seen = requests.seq;
+    };
+    const receive = () => {
+      nextSeq();
       return requests.read();
     };
     const send = (anyId, anyJson) => {
@@ -302,8 +308,7 @@ async function init({ indexURL, interruptBuffer, wasmModule, channels, snapshot,
         // Python is gone: every request gets the fatal reply (this thread blocks here;
         // terminate() ends it all the same).
         while (fatalReply !== null) {
-          requests.wait(seen);
-          seen = requests.seq;
+          nextSeq();
           send(seen, fatalReply);
         }
       }
