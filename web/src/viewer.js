@@ -201,6 +201,7 @@ export class Viewer {
     if (!tr) return;
     this.t = Math.max(0, Math.min(tr.length, Math.round(t === Infinity ? tr.length : t)));
     this.follow = this.current === this.tracks.length - 1 && this.t >= tr.length;
+    if (this.follow) this.held = false; // at the live end: follow it again
     this.dirty = true;
     this.flushNow();
   }
