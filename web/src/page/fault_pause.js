@@ -9,6 +9,8 @@
 const KEYS = { p: "pause", n: "step", r: "rerun" };
 const MAX_FAULTS = 1000; // faults of one run the board stops at; later ones are passed over
 const MAX_NOTE_CHARS = 300; // of a fault's text in the note (the console has all of it)
+const RETRY_MS = 500; // R during a run: how often to look whether Python is free for the run again
+const MAX_RETRIES = 1200; // 10 minutes: a controller replaced for not stopping boots again meanwhile
 const NOT_TYPING = new Set(["checkbox", "radio", "button", "submit", "reset", "range", "file", "color"]);
 
 // Keys typed here are text, not commands: the code editors, text fields and menus.
@@ -40,7 +42,7 @@ export function createFaultPause(app) {
   let pending = null; // the fault to stop at once its turn reaches the board
   let lastIndex = -1; // the record being played
   let last = null; // the last match run: its request, with the secret its games used
-  let rerunWanted = false; // R during a run: it is stopped, then run again
+  let rerunAfter = null; // R during a run: that run's id; when it has stopped, the match runs again
 
   box.checked = store.settings.pauseOnFault === true;
   box.addEventListener("change", () => {
@@ -111,16 +113,24 @@ export function createFaultPause(app) {
     } else if (m.type === "record_end" || m.type === "done" || m.type === "stopped") {
       holdIfReached(run, true);
     }
-    if (!store.run && rerunWanted) {
-      rerunWanted = false;
-      rerun();
-    }
+  }
+
+  // A run has ended (finished, stopped, failed, or its Worker replaced).
+  function ended(run) {
+    if (rerunAfter !== run.id) return;
+    rerunAfter = null;
+    setTimeout(() => rerunWhenFree(0), 0); // after the message that ended it is handled
+  }
+
+  function rerunWhenFree(tries) {
+    if (app.runs.canRun()) rerun();
+    else if (!store.run && tries < MAX_RETRIES) setTimeout(() => rerunWhenFree(tries + 1), RETRY_MS);
   }
 
   function rerun() {
     if (store.run) {
       if (store.run.kind === "tournament" || !last) return;
-      rerunWanted = true;
+      rerunAfter = store.run.id;
       app.runs.stop();
       return;
     }
@@ -157,5 +167,5 @@ export function createFaultPause(app) {
   });
   rerunButton.addEventListener("click", rerun);
 
-  return { seen, rerun };
+  return { seen, ended, rerun };
 }

@@ -207,6 +207,7 @@ export function createRuns(app) {
     els.run.disabled = !store.ready;
     els.stop.disabled = true;
     app.gameEditor.setBusy(false);
+    if (run) app.faultPause.ended(run);
   }
 
   async function openGameLink(data) {
