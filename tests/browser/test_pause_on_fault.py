@@ -23,7 +23,7 @@ moves = 0
 def move(view):
     global moves
     moves += 1
-    if moves == 5: raise ValueError("<b>boom</b> on my fifth move " + "x" * 5000)
+    if moves in (5, 8): raise ValueError("<b>boom</b> on my fifth move " + "x" * 5000)
     mine = view.pieces()
     targets = sorted({n for p in mine for n in view.neighbours(*p) if view[n] == 0})
     random.shuffle(targets)
@@ -54,10 +54,9 @@ def test_a_match_pauses_at_a_fault_steps_by_key_and_runs_again_the_same(arena, r
     wait_until(page, "window.kothArena.viewer.held", 300_000)
     console = arena.console(1)
     expect(console).to_contain_text("<b>boom</b> on my fifth move")
-    found = re.search(r"\(game 1, turn (\d+)\)", console.inner_text())
-    assert found, console.inner_text()
-    turn = int(found[1])
-    assert turn > 0 and scrub(page) == turn
+    expect(console).to_contain_text(re.compile(r"\(game 1, turn \d+\)[\s\S]*\(game 1, turn \d+\)"))
+    turn, later = (int(t) for t in re.findall(r"\(game 1, turn (\d+)\)", console.inner_text())[:2])
+    assert 0 < turn < later - 1 and scrub(page) == turn
     assert re.match(rf"Flit board, turn {turn} of ", arena.canvas_label()), arena.canvas_label()
     note = page.locator("#fault-pause")
     expect(note).to_contain_text(
@@ -89,6 +88,15 @@ def test_a_match_pauses_at_a_fault_steps_by_key_and_runs_again_the_same(arena, r
     assert scrub(page) == turn + 1
     assert page.evaluate("window.kothArena.getCode(0)") == CRASHER
 
+    # P plays on, and the board stops again at the next fault.
+    arena.label("Speed").fill("5")
+    page.locator("#board-area").focus()
+    page.keyboard.press("p")
+    expect(note).to_have_text("")
+    wait_until(page, f"window.kothArena.viewer.held && document.getElementById('scrub').value === '{later}'",
+               60_000)
+    expect(page.locator("#btn-play")).to_have_attribute("aria-pressed", "false")
+    expect(note).to_contain_text(f"game 1, turn {later}, line {FAULT_LINE}.")
     # P plays and pauses (slowly: nothing here can reach the game's end first).
     arena.label("Speed").fill("1")
     page.locator("#board-area").focus()

@@ -41,6 +41,7 @@ export function createFaultPause(app) {
   let faults = []; // {index, turn, bot, text, line, where}: where the board stops
   let pending = null; // the fault to stop at once its turn reaches the board
   let lastIndex = -1; // the record being played
+  let runTracks = null; // the viewer's tracks of that run (another series on the board has others)
   let last = null; // the last match run: its request, with the secret its games used
   let rerunAfter = null; // R during a run: that run's id; when it has stopped, the match runs again
 
@@ -51,11 +52,13 @@ export function createFaultPause(app) {
   });
 
   viewer.nextStop = (index, t) => {
+    if (viewer.tracks !== runTracks) return null; // a replay file or another run on show
     let next = null;
     for (const f of faults) if (f.index === index && f.turn > t && (next === null || f.turn < next)) next = f.turn;
     return next;
   };
-  viewer.onHold = (index, t) => show(faults.find((f) => f.index === index && f.turn === t) || null);
+  viewer.onHold = (index, t) => show(viewer.tracks === runTracks
+    ? faults.find((f) => f.index === index && f.turn === t) || null : null);
 
   function show(fault) {
     if (!fault) {
@@ -94,6 +97,7 @@ export function createFaultPause(app) {
     }
     if (m.type === "record_start") {
       lastIndex = m.index;
+      runTracks = viewer.tracks;
       if (run.request) {
         const secret = m.record && typeof m.record.secret === "string" ? m.record.secret : run.request.secret;
         last = { ...run.request, secret };
