@@ -19,6 +19,9 @@ export class Viewer {
     this.playing = false;
     this.follow = true;
     this.live = false;
+    this.held = false; // stopped by the page (a fault): live turns arriving do not move the board
+    this.nextStop = null; // (record, t) -> the next turn after t playing stops at (a fault), or null
+    this.onHold = null; // callback(record, t) when the board stops there
     this.tps = Number(el.speed.value) || 20;
     this.dirty = true;
     this.listDirty = true;
@@ -40,7 +43,7 @@ export class Viewer {
   clear() {
     this.renderer = null; this.botNames = []; this.tracks = []; this.labels = [];
     this.gameOfSeed = new Map(); this.drawErrorShown = false;
-    this.current = -1; this.t = 0; this.live = false; this.follow = true;
+    this.current = -1; this.t = 0; this.live = false; this.follow = true; this.held = false;
     this.setPlaying(false);
     this.listDirty = true; this.dirty = true;
   }
@@ -80,7 +83,7 @@ export class Viewer {
     this.tracks[index] = track;
     this.labels[index] = this.recordLabel(index, record);
     this.listDirty = true;
-    if (!quiet && this.follow) {
+    if (!quiet && this.follow && !this.held) {
       this.current = index;
       this.t = track.length;
     } else if (this.current < 0) {
@@ -95,7 +98,7 @@ export class Viewer {
     if (!track || !Array.isArray(turns)) return;
     const atEnd = index === this.current && this.t >= track.length;
     track.addTurns(turns);
-    if (index === this.current && (this.follow || atEnd) && !this.playing) this.t = track.length;
+    if (index === this.current && (this.follow || atEnd) && !this.playing && !this.held) this.t = track.length;
     if (index === this.current) this.dirty = true;
   }
 
@@ -181,6 +184,7 @@ export class Viewer {
     const tr = this.track;
     if (!tr) return;
     if (!this.playing && this.t >= tr.length && !this.live) this.t = 0; // replay from start
+    this.held = false;
     this.setPlaying(!this.playing);
     this.dirty = true;
     this.flushNow();
@@ -197,8 +201,22 @@ export class Viewer {
     if (!tr) return;
     this.t = Math.max(0, Math.min(tr.length, Math.round(t === Infinity ? tr.length : t)));
     this.follow = this.current === this.tracks.length - 1 && this.t >= tr.length;
+    if (this.follow) this.held = false; // at the live end: follow it again
     this.dirty = true;
     this.flushNow();
+  }
+
+  // Stops the board at turn t of record `index` until Play: a live run's turns go on arriving.
+  holdAt(index, t) {
+    if (!this.tracks[index]) return;
+    this.current = index;
+    this.t = t;
+    this.held = true;
+    this.follow = false;
+    this.setPlaying(false);
+    this.dirty = true;
+    this.flushNow();
+    if (this.onHold) this.onHold(index, t);
   }
 
   // The animation loop: the next frame is asked for first, so nothing drawn can end it.
@@ -212,7 +230,9 @@ export class Viewer {
         if (adv > 0) {
           this._acc -= adv;
           const nt = Math.min(tr.length, this.t + adv);
-          if (nt !== this.t) { this.t = nt; this.dirty = true; }
+          const stop = this.nextStop ? this.nextStop(this.current, this.t) : null;
+          if (stop !== null && stop <= nt) this.holdAt(this.current, stop);
+          else if (nt !== this.t) { this.t = nt; this.dirty = true; }
         }
       }
       this._lastTs = ts;

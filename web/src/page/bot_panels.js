@@ -8,6 +8,7 @@ import { Python2Panel, languageField, languageOf } from "../python2.js";
 import * as storage from "../storage.js";
 import * as challengeModel from "../challenge_model.js";
 import { MAX_PANELS } from "./store.js";
+import { VERSION_OPTION, earlierVersions } from "./earlier_versions.js";
 
 const ENTRY_OPTION = "entry:"; // a seat's example menu value for an entry of the challenge
 
@@ -88,11 +89,17 @@ export function createBotPanels(app) {
         if (entry) loadSeatEntry(i, entry);
         return;
       }
+      if (ex.value.startsWith(VERSION_OPTION)) {
+        const version = panel.versions.find((v) => v.value === ex.value);
+        if (version) loadSeatEntry(i, { name: version.label, code: version.code, language: version.language });
+        return;
+      }
       const src = store.examplesOf(game())[ex.value];
       if (typeof src !== "string") return;
       loadExample(i, ex.value, src);
     });
     clearBtn.addEventListener("click", () => panel.console.clear());
+    ex.addEventListener("focus", () => fillExampleSelect(panel)); // the kept versions may have changed
     fillExampleSelect(panel);
     return panel;
   }
@@ -161,11 +168,16 @@ export function createBotPanels(app) {
     showExampleChoice(p);
   }
 
-  // A seat of the match plays an entry of the field: its code and name.
+  // A seat of the match plays an entry of the field (or an earlier version): its code and name.
   function loadSeatEntry(i, entry) {
     const g = game();
     panels[i].editor.value = entry.code;
     store.botsOf(g)[i].code = entry.code;
+    if (entry.language) {
+      delete store.botsOf(g)[i].language;
+      Object.assign(store.botsOf(g)[i], languageField(entry));
+      panels[i].python2.show();
+    }
     const name = entry.name.slice(0, storage.MAX_NAME_CHARS);
     panels[i].name.value = name;
     store.botsOf(g)[i].name = name;
@@ -186,9 +198,16 @@ export function createBotPanels(app) {
       group.append(...field.map((e) => option(`${ENTRY_OPTION}${e.id}`, e.name)));
       opts.push(group);
     }
+    p.versions = earlierVersions(game(), store.botsOf(game()));
+    if (p.versions.length) {
+      const group = document.createElement("optgroup");
+      group.label = "Earlier versions (play against one)";
+      group.append(...p.versions.map((v) => option(v.value, v.label)));
+      opts.push(group);
+    }
     p.ex.replaceChildren(...opts);
     p.ex.value = "";
-    p.ex.disabled = !names.length && !field.length;
+    p.ex.disabled = !names.length && !field.length && !p.versions.length;
     showExampleChoice(p);
   }
 

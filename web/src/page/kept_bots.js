@@ -25,11 +25,13 @@ export function sameBots(a, b) {
     && languageOf(x) === languageOf(b[i]));
 }
 
-function keptStack(game) {
+// Oldest first: {bots, reason, at} (at: when it was kept, ms since 1970; null before it was noted).
+export function keptStack(game) {
   const stack = storage.load(`previous-bots:${game}`, null);
   if (!Array.isArray(stack)) return [];
   return stack.filter((k) => k && Array.isArray(k.bots)).map((k) => ({
     bots: normaliseBots(k.bots), reason: Object.hasOwn(KEPT, k.reason) ? k.reason : "link",
+    at: Number.isFinite(k.at) ? k.at : null,
   }));
 }
 
@@ -42,7 +44,7 @@ function keptBots(game) {
 export function keepBots(game, bots, reason, replaceNewest = false) {
   const stack = keptStack(game);
   if (replaceNewest) stack.pop();
-  stack.push({ bots: bots.map((b) => ({ ...b })), reason });
+  stack.push({ bots: bots.map((b) => ({ ...b })), reason, at: Date.now() });
   storage.save(`previous-bots:${game}`, stack.slice(-MAX_KEPT));
 }
 

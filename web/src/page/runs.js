@@ -112,6 +112,7 @@ export function createRuns(app) {
       default:
         break;
     }
+    app.faultPause.seen(m, run);
     if (!store.run) app.replayCheck.send(); // a replay file opened during the run is checked now
     if (!store.run && linkedGame) playLinkedGame();
   }
@@ -130,7 +131,9 @@ export function createRuns(app) {
     return renderer;
   }
 
-  async function start() {
+  // A match of the form's settings and the editors' bots; `repeat` (a run's request): its
+  // seed, games, settings, secret and step budget instead of the form's (fault_pause.js).
+  async function start(repeat = null) {
     if (!canRun() || !store.specOf(store.settings.game)) return;
     if (store.tournamentMode()) {
       app.tournament.start();
@@ -140,9 +143,9 @@ export function createRuns(app) {
     const spec = store.specOf(g);
     let seed, games, values;
     try {
-      seed = readInt(els.seed, FIELD_LABELS.seed, ...LIMITS.seed);
-      games = readInt(els.games, FIELD_LABELS.games, ...LIMITS.games);
-      values = app.form.readFields(g);
+      seed = repeat ? repeat.seed : readInt(els.seed, FIELD_LABELS.seed, ...LIMITS.seed);
+      games = repeat ? repeat.games : readInt(els.games, FIELD_LABELS.games, ...LIMITS.games);
+      values = repeat ? repeat.settings : app.form.readFields(g);
     } catch (e) {
       app.status.error(`Cannot run: ${e.message}.`);
       return;
@@ -167,13 +170,15 @@ export function createRuns(app) {
     app.status.progress(0, "Series progress");
     app.status.set(`Running ${games} game${games === 1 ? "" : "s"} of ${spec.title}…`);
     run.key = app.links.runKey(); // a share link made after it repeats the secret it drew
-    const preset = store.gameSettings(g).preset;
-    app.linkContexts.played(g, preset, store.settings.budget ?? null, spec.fields, bots, 40);
-    app.controller.send({
+    const preset = repeat ? repeat.preset : store.gameSettings(g).preset;
+    const budget = repeat ? repeat.budget : store.settings.budget || null; // none or 0: the time limit decides
+    app.linkContexts.played(g, preset, repeat ? budget : store.settings.budget ?? null, spec.fields, bots, 40);
+    run.request = {
       type: "run", run: run.id, game: g, preset, settings: values, seed, games, bots,
-      secret: app.links.secret() || null, // empty: the controller draws one and reports it with "done"
-      budget: store.settings.budget || null, // steps per move (none or 0: the time limit decides)
-    });
+      secret: repeat ? repeat.secret : app.links.secret() || null, // empty: drawn by the controller, sent with "done"
+      budget, // steps per move
+    };
+    app.controller.send(run.request);
   }
 
   function stop() {
@@ -202,6 +207,7 @@ export function createRuns(app) {
     els.run.disabled = !store.ready;
     els.stop.disabled = true;
     app.gameEditor.setBusy(false);
+    if (run) app.faultPause.ended(run);
   }
 
   async function openGameLink(data) {
