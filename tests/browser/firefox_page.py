@@ -107,6 +107,21 @@ class FirefoxPage:
         self.firefox.command("close", page=self.handle)
 
 
+PLAIN_OPT_IN = pytest.mark.skipif(
+    os.environ.get("KOTH_FIREFOX_TESTS") != "1",
+    reason="Firefox's plain page is opt-in (KOTH_FIREFOX_TESTS=1): its share link and Stop fail there")
+
+
+def firefox_modes(plain_xfail: str | None = None) -> pytest.MarkDecorator:
+    """``isolated`` in [True, False]: the cross-origin isolated page always, the plain one
+    only with KOTH_FIREFOX_TESTS=1 (and xfail with ``plain_xfail``, what was seen, if given)."""
+    plain_marks = [PLAIN_OPT_IN]
+    if plain_xfail:
+        plain_marks.append(pytest.mark.xfail(strict=False, reason=plain_xfail))
+    return pytest.mark.parametrize("isolated", [True, pytest.param(False, marks=plain_marks)],
+                                   ids=["isolated", "plain"])
+
+
 @pytest.fixture(scope="session")
 def firefox():
     if not Path(FIREFOX).exists():

@@ -11,7 +11,6 @@ random state (3 runs, 3 results, all unlike native: first differences at turns 9
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -21,8 +20,7 @@ from conftest import ROOMY_MS
 from test_firefox_page import SCRIPT_BOT, FirefoxArena
 from test_same_seed import _first_difference
 
-pytestmark = [pytest.mark.browser, pytest.mark.skipif(
-    os.environ.get("KOTH_FIREFOX_TESTS") != "1", reason="Firefox tests are opt-in: KOTH_FIREFOX_TESTS=1")]
+pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parents[2]
 RUNS = 5

@@ -9,19 +9,18 @@ test_firefox_same_seed.py.)
 """
 from __future__ import annotations
 
-import os
 import re
 import time
 from pathlib import Path
 
 import pytest
 from conftest import READY_TIMEOUT_MS, ROOMY_MS, wait_until
+from firefox_page import firefox_modes
 from test_page_attacks import APIS, REACH_OUT_BOT, SPINNING_BOT
 
-# Opt-in until issue 20's Firefox failures are fixed (docs/testing.md, "Browsers"):
-# KOTH_FIREFOX_TESTS=1 bash scripts/test installs firefox-esr and runs them.
-pytestmark = [pytest.mark.browser, pytest.mark.skipif(
-    os.environ.get("KOTH_FIREFOX_TESTS") != "1", reason="Firefox tests are opt-in: KOTH_FIREFOX_TESTS=1")]
+# The isolated page's tests always run; the plain page's only with KOTH_FIREFOX_TESTS=1
+# (firefox_page.firefox_modes; docs/testing.md, "Browsers").
+pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT_BOT = (ROOT / "engine" / "games" / "flit" / "examples" / "script.py").read_text(encoding="utf-8")
@@ -102,10 +101,9 @@ class FirefoxArena:
         return self.page.evaluate("window.kothArena.viewer.tracks.map((t) => t ? t.record : null)")
 
 
-@pytest.mark.parametrize("isolated", [True, pytest.param(False, marks=pytest.mark.xfail(strict=False, reason=(
+@firefox_modes(plain_xfail=(
     "found, not fixed: in the plain page Stop during a spinning bot's move got 'The Python worker did not "
-    "answer Stop: the run was ended and Python was restarted' (2026-11-27, load 30-50)")))],
-    ids=["isolated", "plain"])
+    "answer Stop: the run was ended and Python was restarted' (2026-11-27, load 30-50)"))
 def test_the_page_works_in_firefox(firefox, isolated_url, plain_url, results_dir, isolated):
     began = time.monotonic()
     arena = FirefoxArena(firefox, isolated_url if isolated else plain_url)
@@ -159,9 +157,9 @@ def test_the_page_works_in_firefox(firefox, isolated_url, plain_url, results_dir
     arena.page.close()
 
 
-@pytest.mark.parametrize("isolated", [True, pytest.param(False, marks=pytest.mark.xfail(strict=False, reason=(
+@firefox_modes(plain_xfail=(
     "found, not fixed: in the plain page the recipient's page (a fresh browser context) did not become "
-    "ready within 300 s (2026-11-27, load 30-50)")))], ids=["isolated", "plain"])
+    "ready within 300 s (2026-11-27, load 30-50)"))
 def test_a_share_link_repeats_a_script_bots_match_in_firefox(firefox, isolated_url, plain_url, isolated):
     arena = FirefoxArena(firefox, isolated_url if isolated else plain_url)
     arena.setup(games=1, seed=2, time_limit_ms=ROOMY_MS)
