@@ -132,7 +132,7 @@ class Controller:
         sources = [self._source(spec, str(b.get("code") or "")) for b in bots]
         languages = [str(b.get("language") or "") for b in bots]  # "python2": converted on load
         steps = series_steps(spec, settings, names, seed if seed is not None else 0,
-                             _int_or_none(request.get("games")) or 1, None, secret)
+                             _int_or_none(request.get("games")) or 1, None, secret, budget=self.budget)
 
         self.turn_ms = [[] for _ in bots]
         self.awaited_ms = 0.0
@@ -437,7 +437,8 @@ class PageTournament:
         return result_of_series(match, document)
 
     async def _series(self, group: int, match, settings, names: list[str]) -> dict:
-        steps = series_steps(self.spec, settings, names, match.seed, 1, None, self.tournament.secret)
+        steps = series_steps(self.spec, settings, names, match.seed, 1, None, self.tournament.secret,
+                             budget=self.budget)
         hard = hard_limit_ms(settings.time_limit_ms, self.budget is not None)
         value = None
         while True:
