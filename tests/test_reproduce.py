@@ -199,3 +199,21 @@ def test_a_bad_budget_in_a_record_is_refused(tmp_path, monkeypatch, capsys):
     path.write_text(json.dumps(document))
     code, _, err = replay(capsys, path)
     assert code == 1 and "the budget 0 is not a whole number" in err
+
+
+LANDGRAB = Path(__file__).resolve().parents[1] / "examples" / "games" / "landgrab.py"
+
+
+def test_an_authors_game_is_reproduced_with_its_module(tmp_path, capsys, monkeypatch):
+    path = tmp_path / "landgrab.json"
+    assert main(["match", "--game-file", str(LANDGRAB), "builtin:random", "builtin:random", "--seed", "1",
+                 "--secret", "x", "--budget", BUDGET, "--replay", str(path), "--json"]) == 0
+    code, out, err = replay(capsys, path, "--turn", 4, "--bot", "builtin:random")
+    assert code == 2 and out == ""
+    assert err.strip().splitlines() == ["error: the replay is of the game 'landgrab', which this engine "
+                                        "does not know: give its module with --game-file FILE"]
+    code, out, err = replay(capsys, path, "--game-file", LANDGRAB, "--turn", 4, "--bot", "builtin:random",
+                            "--seat", 0)
+    assert code == 0, err
+    assert len(printed_input(out, 0)) == 6 + 1 and printed_input(out, 0)[-1] == "M"  # 6 rows, then M
+    assert "all 4 answers of seat 0 up to turn 4 agree with the record" in out
