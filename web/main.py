@@ -35,6 +35,7 @@ from engine.play.game_proxy import GameCodeError
 from engine.play.page_game import GameStopped, load_game_json
 from engine.play.replay import ReplayError
 from engine.play.replay_bundle import verify_any
+from engine.play.reproduce import ReproduceError, game_inputs
 from engine.play.series import GameFinished, series_steps
 
 LOAD_LIMIT_MS = 20_000
@@ -312,6 +313,18 @@ def verify_replay(text: str) -> str:
     except Exception as exc:  # noqa: BLE001 - a file from anywhere must end in a message
         return json.dumps({"error": f"the file could not be checked ({type(exc).__name__}: {exc})"[:500]})
     return json.dumps({"document": document})
+
+
+def turn_input(text: str, turn: int) -> str:
+    """The input each seat asked at ``turn`` of one game (the viewer's record, as a game file)
+    was sent, derived by the rules (``engine.play.reproduce.game_inputs``): JSON ``{turn,
+    inputs}`` or ``{error}``. The record is checked as an opened file is."""
+    try:
+        return json.dumps(game_inputs(text, int(turn)))
+    except (ReplayError, ReproduceError) as exc:
+        return json.dumps({"error": str(exc)[:500]})
+    except Exception as exc:  # noqa: BLE001 - a record from anywhere must end in a message
+        return json.dumps({"error": f"the input could not be derived ({type(exc).__name__}: {exc})"[:500]})
 
 
 # ---- entries from a Stack Exchange question (issue 9; web/src/se_import.js fetches) --------

@@ -20,7 +20,9 @@ from typing import Any, Protocol
 from engine.bots.answer import BotAnswer, OutputBudget, TurnReply
 from engine.core.outcome import FaultKind
 from engine.core.spec import GameSpec
+from engine.games.registry import get_game
 from engine.play.driver import Call, Calls, GamePlan, GameStarted, game_steps
+from engine.play.replay_bundle import verify_any
 from engine.play.session import MAX_ANSWER_CHARS
 
 FROZEN, ERROR, TIMEOUT = FaultKind.FROZEN.value, FaultKind.ERROR.value, FaultKind.TIMEOUT.value
@@ -285,3 +287,20 @@ def _judged(reply: TurnReply, limit: int) -> Answer:
     if reply.elapsed_ms > limit and not reply.steps_counted:
         return Answer(text, TIMEOUT)
     return Answer(text)
+
+
+# -- the page: one game's inputs at a turn --------------------------------------------------------
+def game_inputs(text: str, turn: int) -> dict:
+    """The inputs of the seats asked at ``turn`` of the game in ``text`` (a replay file of one
+    game, untrusted: verified first), as JSON-ready ``{turn, inputs: [{seat, name, lines,
+    argv}]}``; raises ``ReplayError`` or ``ReproduceError`` (the page's "Copy the input")."""
+    document = verify_any(text)
+    if len(document["records"]) != 1:
+        raise ReproduceError("one game at a time")
+    record = document["records"][0]
+    if isinstance(turn, bool) or not isinstance(turn, int):
+        raise ReproduceError("the turn is a whole number")
+    result = reproduce(get_game(document["game"]), record, turn, choose_seats(record, turn, None, None))
+    return {"turn": turn, "inputs": [{"seat": i.seat, "name": i.name, "lines": list(i.lines),
+                                      "argv": None if i.argv is None else list(i.argv)}
+                                     for i in result.inputs]}

@@ -25,6 +25,7 @@ import { createRuns } from "./page/runs.js";
 import { createTournamentMode } from "./page/tournament_mode.js";
 import { createChallenge } from "./page/challenge.js";
 import { createEmbed } from "./page/embed.js";
+import { createTurnCopy } from "./page/turn_copy.js";
 
 const $ = (id) => document.getElementById(id);
 const els = {
@@ -76,6 +77,7 @@ const replayFiles = new ReplayFiles({
   container: $("replay-files"), viewer: app.board.viewer, linkContext: (record) => app.linkContexts.find(record),
   status: (t) => app.status.set(t), error: (t) => app.status.error(t),
 });
+app.turnCopy = createTurnCopy(app); // under the replay files' buttons
 bindDrop(document.body, (file) => app.replayCheck.openFile(file), (t) => app.status.error(t));
 els.openReplay.addEventListener("click", () => els.replayFile.click());
 els.replayFile.addEventListener("change", async () => {
