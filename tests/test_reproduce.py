@@ -217,3 +217,15 @@ def test_an_authors_game_is_reproduced_with_its_module(tmp_path, capsys, monkeyp
     assert code == 0, err
     assert len(printed_input(out, 0)) == 6 + 1 and printed_input(out, 0)[-1] == "M"  # 6 rows, then M
     assert "all 4 answers of seat 0 up to turn 4 agree with the record" in out
+
+
+def test_a_forged_turn_is_refused_before_any_bot_runs(tmp_path, capsys, monkeypatch):
+    path, _ = play(tmp_path, "flit", monkeypatch)
+    document = json.loads(path.read_text())
+    document["records"][0]["turns"][2]["answers"][0] = "0 0 0 0"
+    path.write_text(json.dumps(document))
+    started = []
+    monkeypatch.setattr(native.HostedBot, "load", lambda self, game: started.append(self))
+    code, out, err = replay(capsys, path, "--turn", 5, "--bot", tmp_path / "any.py")
+    assert code == 2 and out == "" and not started
+    assert err.startswith("error: ") and "is not a replay this engine verifies: record 1, turn 3" in err
