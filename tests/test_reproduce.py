@@ -129,6 +129,12 @@ def test_a_changed_bot_reports_its_first_differing_turn(tmp_path, capsys, monkey
            f"{recorded!r}" in out
     code, out, _ = replay(capsys, path, "--turn", turns[1], "--bot", bot, "--seat", 0, "--no-sandbox")
     assert code == 0 and "all 2 answers of seat 0" in out  # before its change it agrees
+    code, out, _ = replay(capsys, path, "--turn", turns[5], "--bot", bot, "--seat", 0, "--no-sandbox",
+                          "--json")
+    assert code == 1
+    found = json.loads(out)
+    assert found["first_difference"] == turns[2] and found["compared"] == 6
+    assert found["recorded"] == {"answer": record["turns"][turns[5] - 1]["answers"][0], "fault": None}
 
 
 def test_without_a_bot_each_seat_asked_is_shown(tmp_path, capsys, monkeypatch):

@@ -11,6 +11,7 @@ arguments or a file that is not a verified replay, one line.
 from __future__ import annotations
 
 import argparse
+import json
 import shlex
 import sys
 
@@ -87,9 +88,13 @@ def run_reproduce(args: argparse.Namespace, text: str) -> int:
         result = reproduce(spec, record, args.turn, seats, bot)
     except (UsageError, ReproduceError, ValueError) as exc:
         return _usage(one_line(str(exc)))
+    differs = result.first_difference is not None or result.start_difference is not None
     if args.raw:
         sys.stdout.write(result.inputs[0].text())
-        return 0 if result.first_difference is None and result.start_difference is None else EXIT_DIFFERS
+        return EXIT_DIFFERS if differs else 0
+    if args.json:
+        print(json.dumps({"record": args.record, **result.to_json()}))
+        return EXIT_DIFFERS if differs else 0
     return _print(args, result, bot.name if bot is not None else None)
 
 

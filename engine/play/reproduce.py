@@ -15,13 +15,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any
 
 from engine.bots.answer import BotAnswer, OutputBudget, TurnReply
 from engine.core.outcome import FaultKind
 from engine.core.spec import GameSpec
 from engine.games.registry import get_game
 from engine.play.driver import Call, Calls, GamePlan, GameStarted, game_steps
+from engine.play.match import Bot
 from engine.play.replay_bundle import verify_any
 from engine.play.session import MAX_ANSWER_CHARS
 
@@ -30,15 +31,6 @@ FROZEN, ERROR, TIMEOUT = FaultKind.FROZEN.value, FaultKind.ERROR.value, FaultKin
 
 class ReproduceError(ValueError):
     """A record, turn or seat that cannot be re-fed: one line for the user."""
-
-
-class Bot(Protocol):
-    name: str
-
-    def load(self, game: str) -> BotAnswer: ...
-    def start(self, seat: int, message: dict, seed: int | None = None) -> BotAnswer: ...
-    def turn(self, message: dict, time_limit_ms: int) -> TurnReply: ...
-    def close(self) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -94,6 +86,19 @@ class Reproduction:
     @property
     def first_difference(self) -> Compared | None:
         return next((c for c in self.compared if not c.agrees), None)
+
+    def to_json(self) -> dict:
+        """``{turn, inputs: [{seat, name, lines, argv}]}``, and with a bot ``answer``,
+        ``recorded``, ``output``, ``compared`` (turns) and ``first_difference`` (a turn or None)."""
+        out: dict = {"turn": self.turn, "inputs": [
+            {"seat": i.seat, "name": i.name, "lines": list(i.lines),
+             "argv": None if i.argv is None else list(i.argv)} for i in self.inputs]}
+        if self.compared:
+            last, first = self.compared[-1], self.first_difference
+            out.update(answer=vars(last.now), recorded=vars(last.recorded), output=self.output,
+                       error=self.error, start_difference=self.start_difference,
+                       compared=len(self.compared), first_difference=first.turn if first else None)
+        return out
 
 
 # -- which record, turn and seats --------------------------------------------------------------
@@ -300,7 +305,5 @@ def game_inputs(text: str, turn: int) -> dict:
     record = document["records"][0]
     if isinstance(turn, bool) or not isinstance(turn, int):
         raise ReproduceError("the turn is a whole number")
-    result = reproduce(get_game(document["game"]), record, turn, choose_seats(record, turn, None, None))
-    return {"turn": turn, "inputs": [{"seat": i.seat, "name": i.name, "lines": list(i.lines),
-                                      "argv": None if i.argv is None else list(i.argv)}
-                                     for i in result.inputs]}
+    seats = choose_seats(record, turn, None, None)
+    return reproduce(get_game(document["game"]), record, turn, seats).to_json()
