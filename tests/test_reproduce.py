@@ -177,12 +177,16 @@ def test_old_files_without_a_budget_still_reproduce(tmp_path, capsys, monkeypatc
     ["--turn", 2, "--seat", 9],  # no such seat
     ["--turn", 2, "--seat", 1],  # a seat not asked at that turn (turn 2 is seat 1's? see below)
     ["--bot", "builtin:random"],  # no --turn
+    ["--turn", 2, "--bot", "BROKEN", "--no-sandbox"],  # a bot that does not load
 ])
 def test_bad_arguments_exit_2_with_one_line(tmp_path, capsys, monkeypatch, args):
     path, _ = play(tmp_path, "flit", monkeypatch)
     record = json.loads(path.read_text())["records"][0]
     if args[-2:] == ["--seat", 1]:
         args = ["--turn", asked_turns(record, 0)[0], "--seat", 1]
+    if "BROKEN" in args:
+        (tmp_path / "broken.py").write_text("def move(view)\n    return 1\n")
+        args = [tmp_path / "broken.py" if a == "BROKEN" else a for a in args]
     code, out, err = replay(capsys, path, *args)
     assert code == 2 and out == ""
     lines = err.strip().splitlines()

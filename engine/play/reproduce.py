@@ -162,12 +162,11 @@ def reproduce(spec: GameSpec, record: dict, turn: int, seats: Sequence[int],
         raise ReproduceError(f"seats {list(seats)} were not all asked at turn {turn}")
     bot_seat = seats[0] if bot is not None else None
     result = Reproduction(turn)
-    if bot is not None:
-        loaded = bot.load(spec.name)
-        if loaded.error:
-            where = f" (line {loaded.line})" if loaded.line else ""
-            raise ReproduceError(f"the bot {bot.name} did not load: {loaded.error.strip()}{where}")
     try:
+        if bot is not None:
+            loaded = bot.load(spec.name)
+            if loaded.error:
+                raise ReproduceError(f"the bot {bot.name} did not load: {loaded.error.strip()}")
         _replay(spec, record, turn, set(seats), bot, bot_seat, result)
     finally:
         if bot is not None:
