@@ -239,3 +239,42 @@ def test_a_forged_turn_is_refused_before_any_bot_runs(tmp_path, capsys, monkeypa
     code, out, err = replay(capsys, path, "--turn", 5, "--bot", tmp_path / "any.py")
     assert code == 2 and out == "" and not started
     assert err.startswith("error: ") and "is not a replay this engine verifies: record 1, turn 3" in err
+
+
+FAULTY_FLIT_BOT = '''
+import random
+n = 0
+
+def move(view):
+    global n
+    n += 1
+    if n == 2:
+        raise ValueError("boom")
+    if n == 4:
+        return "not a move"
+    while n >= 6:  # over the step budget from the sixth move: frozen after five
+        pass
+    moves = view.moves()
+    return random.choice(moves) if moves else (0, 0, 0, 0)
+'''
+
+
+def test_faults_of_every_kind_are_re_fed_as_recorded(tmp_path, capsys):
+    """An error, an invalid answer, time-outs under the budget and the freeze they bring: the
+    same bot agrees with every one, and its opponent is re-fed past the turns it sat out."""
+    bot = tmp_path / "faulty.py"
+    bot.write_text(FAULTY_FLIT_BOT)
+    path = tmp_path / "faults.json"
+    assert main(["match", "flit", str(bot), "builtin:random", "--seed", "1", "--secret", "f", "--budget",
+                 "100000", "--replay", str(path), "--json", "--no-sandbox"]) == 0
+    record = json.loads(path.read_text())["records"][0]
+    kinds = [(t["faults"][0] or {}).get("kind") for t in record["turns"] if t["seats"] == [0]]
+    assert kinds[:11] == [None, "error", None, "invalid", None, *["timeout"] * 5, "frozen"]
+    last = asked_turns(record, 0)[-1]
+    code, out, err = replay(capsys, path, "--turn", last, "--bot", bot, "--no-sandbox")
+    assert code == 0, err
+    assert "answers now: no answer (time-out)   (recorded: no answer (time-out))" in out
+    assert f"all {len(asked_turns(record, 0))} answers of seat 0 up to turn {last} agree" in out
+    later = asked_turns(record, 1)[15]
+    code, out, err = replay(capsys, path, "--turn", later, "--bot", "builtin:random")
+    assert code == 0 and f"all 16 answers of seat 1 up to turn {later} agree" in out, err
