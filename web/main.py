@@ -35,6 +35,7 @@ from engine.play.game_proxy import GameCodeError
 from engine.play.page_game import GameStopped, load_game_json
 from engine.play.replay import ReplayError
 from engine.play.replay_bundle import verify_any
+from engine.play.reproduce import ReproduceError, game_inputs
 from engine.play.series import GameFinished, series_steps
 
 LOAD_LIMIT_MS = 20_000
@@ -132,7 +133,7 @@ class Controller:
         sources = [self._source(spec, str(b.get("code") or "")) for b in bots]
         languages = [str(b.get("language") or "") for b in bots]  # "python2": converted on load
         steps = series_steps(spec, settings, names, seed if seed is not None else 0,
-                             _int_or_none(request.get("games")) or 1, None, secret)
+                             _int_or_none(request.get("games")) or 1, None, secret, budget=self.budget)
 
         self.turn_ms = [[] for _ in bots]
         self.awaited_ms = 0.0
@@ -314,6 +315,18 @@ def verify_replay(text: str) -> str:
     return json.dumps({"document": document})
 
 
+def turn_input(text: str, turn: int) -> str:
+    """The input each seat asked at ``turn`` of one game (the viewer's record, as a game file)
+    was sent, derived by the rules (``engine.play.reproduce.game_inputs``): JSON ``{turn,
+    inputs}`` or ``{error}``. The record is checked as an opened file is."""
+    try:
+        return json.dumps(game_inputs(text, int(turn)))
+    except (ReplayError, ReproduceError) as exc:
+        return json.dumps({"error": str(exc)[:500]})
+    except Exception as exc:  # noqa: BLE001 - a record from anywhere must end in a message
+        return json.dumps({"error": f"the input could not be derived ({type(exc).__name__}: {exc})"[:500]})
+
+
 # ---- entries from a Stack Exchange question (issue 9; web/src/se_import.js fetches) --------
 def se_question(text: str, site: str) -> str:
     """A question number or URL -> JSON ``{site, question, url}`` (the first page's API
@@ -437,7 +450,8 @@ class PageTournament:
         return result_of_series(match, document)
 
     async def _series(self, group: int, match, settings, names: list[str]) -> dict:
-        steps = series_steps(self.spec, settings, names, match.seed, 1, None, self.tournament.secret)
+        steps = series_steps(self.spec, settings, names, match.seed, 1, None, self.tournament.secret,
+                             budget=self.budget)
         hard = hard_limit_ms(settings.time_limit_ms, self.budget is not None)
         value = None
         while True:

@@ -66,11 +66,15 @@ def _add_replay_command(commands) -> None:
         "replay", help="verify a replay file and print its summary",
         description="Re-run every record of a replay file through the rules and recompute its "
                     "summary. Exit code 0: verified; 1: the file disagrees with the rules (the first "
-                    "difference is printed); 2: bad arguments or an unreadable file.")
+                    "difference is printed); 2: bad arguments or an unreadable file. With --turn T: "
+                    "the input the seat(s) asked at turn T were sent; with --bot too, that bot "
+                    "re-fed turns 1..T (exit code 1: an answer differs from the record).")
     replay.add_argument("file", type=Path, metavar="FILE", help="a replay written by --replay or the page")
     replay.add_argument("--json", action="store_true", help="print one JSON object")
     replay.add_argument("--game-file", metavar="FILE",
                         help="the author's game module the replay was played with")
+    from engine.cli.cli_reproduce import add_reproduce_arguments
+    add_reproduce_arguments(replay)
 
 
 def run_match(args: argparse.Namespace) -> int:
@@ -95,7 +99,7 @@ def run_match(args: argparse.Namespace) -> int:
     logs: list[BotEvent] = []
     with progress_bar(args.games * (len(bots) if spec.side_by_side else 1), quiet=False) as progress:
         result = run_series(spec, settings, bots, seed, args.games,
-                            on_event=logs.append, on_progress=progress, secret=secret)
+                            on_event=logs.append, on_progress=progress, secret=secret, budget=args.budget)
     document = result.document
     if args.replay:
         try:
@@ -179,7 +183,9 @@ def _run(argv: list[str]) -> int:
 
 
 def run_replay(args: argparse.Namespace) -> int:
-    """``python -m engine replay FILE``: verify the file, print its summary or the first difference."""
+    """``python -m engine replay FILE``: verify the file, print its summary or the first difference
+    (with ``--turn``: a turn's input, re-fed to ``--bot``: ``engine.cli.cli_reproduce``)."""
+    from engine.cli.cli_reproduce import run_reproduce, wants_reproduce
     try:
         with args.file.open(encoding="utf-8") as handle:
             text = handle.read(MAX_DOCUMENT_CHARS + 1)
@@ -188,7 +194,9 @@ def run_replay(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     except UnicodeDecodeError as exc:
         sys.stderr.write(f"refused: {args.file} is not UTF-8 text ({exc.reason} at byte {exc.start})\n")
-        return EXIT_REFUSED
+        return EXIT_USAGE if wants_reproduce(args) else EXIT_REFUSED
+    if wants_reproduce(args):
+        return run_reproduce(args, text)
     try:
         document = verify_any(text)  # a game, a series, or a tournament's bundle
     except ReplayError as exc:

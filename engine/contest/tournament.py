@@ -259,7 +259,8 @@ def _play(job: MatchJob) -> tuple[MatchResult, dict | None]:
         bots = [bot_from_entry(e, spec.name, sandbox if runs_a_process(e, spec.name) else Unsandboxed(),
                                job.budget)
                 for e in job.entries]
-        document = run_series(spec, settings, bots, job.match.seed, 1, secret=job.secret).document
+        document = run_series(spec, settings, bots, job.match.seed, 1, secret=job.secret,
+                              budget=job.budget).document
     except GameCodeError as exc:
         return failed_match(job.match, exc.message), None
     return result_of_series(job.match, document), document

@@ -106,16 +106,17 @@ Ask = Callable[[int, dict], TurnReply]  # (bot, message) -> its reply to a turn
 
 def game_steps(spec: GameSpec, settings: Any, plan: GamePlan, bot_names: list[str],
                load_errors: list[BotAnswer | None], secret: str | None = None,
-               ask: Ask | None = None) -> Generator[Step, Any, dict]:
+               ask: Ask | None = None, budget: int | None = None) -> Generator[Step, Any, dict]:
     """Play one game (``bot_names`` and ``load_errors`` in series order).
 
     ``secret`` goes into the random draws with the seed (``engine.core.randomness``).
     ``ask``: a controller that answers turns synchronously asks its bots through it, seat
     by seat, instead of answering ``Calls``; it then gets no ``TurnPlayed`` either.
+    ``budget``: the run's steps a move (None: time alone), kept in the record.
     """
     seats = plan.bot_index
     session = GameSession(spec, settings, plan.seed, [bot_names[b] for b in seats], list(seats),
-                          secret=secret)
+                          secret=secret, budget=budget)
     yield GameStarted(session.record)
     for seat, bot in enumerate(seats):
         message = session.start_message(seat)

@@ -60,16 +60,18 @@ def fewer_collections() -> Iterator[None]:
 def run_series(spec: GameSpec, settings: Any, bots: list[Bot], first_seed: int, games: int,
                on_event: Callable[[BotEvent], None] | None = None,
                on_progress: Callable[[int, int], None] | None = None,
-               secret: str | None = None) -> SeriesResult:
-    """Play the series; ``secret`` (None: the seed alone) goes into every game's draws."""
+               secret: str | None = None, budget: int | None = None) -> SeriesResult:
+    """Play the series; ``secret`` (None: the seed alone) goes into every game's draws;
+    ``budget``: the steps a move the bots were built with, kept in each record."""
     with fewer_collections():
-        return _play_series(spec, settings, bots, first_seed, games, on_event, on_progress, secret)
+        return _play_series(spec, settings, bots, first_seed, games, on_event, on_progress, secret,
+                            budget)
 
 
 def _play_series(spec: GameSpec, settings: Any, bots: list[Bot], first_seed: int, games: int,
                  on_event: Callable[[BotEvent], None] | None,
                  on_progress: Callable[[int, int], None] | None,
-                 secret: str | None) -> SeriesResult:
+                 secret: str | None, budget: int | None) -> SeriesResult:
     total = len(plan_series(spec, len(bots), first_seed, games))
     budgets = [OutputBudget() for _ in bots]
     limit = settings.time_limit_ms
@@ -82,7 +84,8 @@ def _play_series(spec: GameSpec, settings: Any, bots: list[Bot], first_seed: int
             budgets[bot].apply(result)
         return reply
 
-    steps = series_steps(spec, settings, [b.name for b in bots], first_seed, games, None, secret, ask)
+    steps = series_steps(spec, settings, [b.name for b in bots], first_seed, games, None, secret, ask,
+                         budget)
     value: Any = None
     try:
         while True:

@@ -32,9 +32,10 @@ MAX_RECORDS = 10_000
 MAX_TOTAL_TURNS = 2_000_000
 MAX_NAME_CHARS = 200
 MAX_TEXT_CHARS = 1_000_000  # a fault message
+MAX_BUDGET = 10**15  # a record's step budget
 
 RECORD_KEYS = {"schema_version", "kind", "game", "settings", "seed", "secret", "bots", "bot_index",
-               "start", "start_faults", "turns", "result"}
+               "start", "start_faults", "turns", "result", "budget"}
 FAULT_KINDS = {kind.value for kind in FaultKind}
 FROZEN, INVALID, TIMEOUT = FaultKind.FROZEN.value, FaultKind.INVALID.value, FaultKind.TIMEOUT.value
 # Faults that count toward freezing a bot; "invalid" counts only where the game says so.
@@ -260,6 +261,10 @@ def _replay(record: dict) -> Any:
     if len(turns) > limit:
         raise ReplayError(f"{len(turns)} turns, more than the settings allow ({limit})")
     secret = _secret(record)
+    budget = record.get("budget")  # steps a move; absent in files from before it was kept
+    if budget is not None and not (_is_int(budget) and 1 <= budget <= MAX_BUDGET):
+        raise ReplayError(f"bad record header: the budget {_show(budget)} is not a whole number "
+                          f"from 1 to {MAX_BUDGET}")
     try:
         state = spec.new_game(settings, seed, 1 if spec.side_by_side else seats, secret=secret)
     except ValueError as exc:

@@ -127,14 +127,16 @@ def series_document(spec: GameSpec, bot_names: list[str], records: list[dict],
 
 def series_steps(spec: GameSpec, settings: Any, bots: list[str], first_seed: int, games: int,
                  load_errors: list[BotAnswer | None] | None = None, secret: str | None = None,
-                 ask: Ask | None = None) -> Generator[Step | GameFinished, Any, dict]:
+                 ask: Ask | None = None, budget: int | None = None,
+                 ) -> Generator[Step | GameFinished, Any, dict]:
     """Play a series of ``games`` seeds from ``first_seed`` between the named ``bots``.
 
     Yields what ``game_steps`` yields, and a ``GameFinished`` after each game; returns the
     series document. With ``load_errors`` None it first yields a ``Call(bot, "load", ...)``
     per bot (answer: the ``BotAnswer`` of loading its code; an error freezes the bot in every
     game); otherwise ``load_errors[bot]`` is that answer when it failed, else None.
-    ``ask``: the turns' questions answered by a function (``game_steps``).
+    ``ask``: the turns' questions answered by a function (``game_steps``); ``budget``: the
+    run's steps a move, kept in each record (``engine.play.reproduce`` re-feeds a bot with it).
     """
     plans = plan_series(spec, len(bots), first_seed, games)
     if load_errors is None:
@@ -150,7 +152,7 @@ def series_steps(spec: GameSpec, settings: Any, bots: list[str], first_seed: int
     scored: list[dict] = []  # of the seeds every bot has played: the records, fault-free turns left out
     waiting: list[dict] = []  # records of a seed not every bot has played yet
     for index, plan in enumerate(plans):
-        record = yield from game_steps(spec, settings, plan, bots, load_errors, secret, ask)
+        record = yield from game_steps(spec, settings, plan, bots, load_errors, secret, ask, budget)
         records.append(record)
         waiting.append({**record, "turns": [t for t in record["turns"] if any(t["faults"])]})
         if index + 1 == len(plans) or plans[index + 1].game_number != plan.game_number:

@@ -67,7 +67,8 @@ _READ_ERRORS = (ValueError, TypeError, ArithmeticError, RecursionError, MemoryEr
 
 class GameSession:
     def __init__(self, spec: GameSpec, settings: Any, seed: int, bot_names: list[str],
-                 bot_index: list[int] | None = None, secret: str | None = None) -> None:
+                 bot_index: list[int] | None = None, secret: str | None = None,
+                 budget: int | None = None) -> None:
         self.spec = spec
         self.wire = spec.wire
         self.settings = settings
@@ -89,6 +90,7 @@ class GameSession:
             "settings": settings.to_json(),
             "seed": seed,
             **({"secret": secret} if secret is not None else {}),  # none: a record before secrets
+            **({"budget": budget} if budget is not None else {}),  # steps a move; none: time alone
             "bots": list(bot_names),
             "bot_index": list(bot_index if bot_index is not None else range(seats)),
             "start": self.wire.record_start(self.state),

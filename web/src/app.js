@@ -26,6 +26,7 @@ import { createFaultPause } from "./page/fault_pause.js";
 import { createTournamentMode } from "./page/tournament_mode.js";
 import { createChallenge } from "./page/challenge.js";
 import { createEmbed } from "./page/embed.js";
+import { createTurnCopy } from "./page/turn_copy.js";
 
 const $ = (id) => document.getElementById(id);
 const els = {
@@ -78,6 +79,7 @@ const replayFiles = new ReplayFiles({
   container: $("replay-files"), viewer: app.board.viewer, linkContext: (record) => app.linkContexts.find(record),
   status: (t) => app.status.set(t), error: (t) => app.status.error(t),
 });
+app.turnCopy = createTurnCopy(app); // under the replay files' buttons
 bindDrop(document.body, (file) => app.replayCheck.openFile(file), (t) => app.status.error(t));
 els.openReplay.addEventListener("click", () => els.replayFile.click());
 els.replayFile.addEventListener("change", async () => {

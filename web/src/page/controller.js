@@ -88,6 +88,7 @@ export function createController(app) {
     if (app.challenge.stackExchange.onMessage(m) || app.challenge.snippetExport.onMessage(m)) return;
     if (m.type === "status") return onStatus(m);
     if (m.type === "verified") return app.replayCheck.onVerified(m);
+    if (app.turnCopy.onMessage(m)) return;
     if (m.type === "challenge-checked") return app.challenge.onChecked(m);
     if (onPython2Message(m)) return;
     if (m.type === "game_loaded") return app.gameEditor.onLoaded(m);

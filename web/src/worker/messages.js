@@ -55,6 +55,14 @@ function verifyReplay(data) {
   }, failure("the engine failed while checking the file"));
 }
 
+// The input each seat asked at a turn of the viewer's game was sent (main.py turn_input).
+function turnInput(data) {
+  answer({ type: "turn-input", id: data.id }, () => {
+    const out = JSON.parse(py.turnInput(text(data.text), Number(data.turn) || 0));
+    return typeof out.error === "string" ? { error: out.error } : { turn: out.turn, inputs: out.inputs };
+  }, failure("the engine failed while deriving the input"));
+}
+
 // An author's game (main.py load_game): its spec, or the error and its line.
 function loadGame(data) {
   answerAsync({ type: "game_loaded", id: data.id }, async () => {
@@ -141,6 +149,10 @@ const HANDLERS = {
     else self.postMessage({ type: "game_loaded", id: data.id, error: "Python is busy: load the game when the run ends" });
   },
   verify: (data) => { if (py.verifyReplay) verifyReplay(data); else queued.verifies.push(data); },
+  "turn-input": (data) => {
+    if (py.turnInput && !ctl.activeRun) turnInput(data);
+    else self.postMessage({ type: "turn-input", id: data.id, error: "Python is busy: ask again when the run ends" });
+  },
   "challenge-check": (data) => { if (py.checkChallenge) checkChallenge(data); else queued.checks.push(data); },
   stop: stopRun,
 };
@@ -158,6 +170,7 @@ export function bindPython(main) {
   Object.assign(py, {
     verifyReplay: main.verify_replay, checkChallenge: main.check_challenge,
     tournamentReplay: main.tournament_replay, tournamentFile: main.tournament_file, loadGame: main.load_game,
+    turnInput: main.turn_input,
   });
 }
 
