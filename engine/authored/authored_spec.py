@@ -118,7 +118,8 @@ def spec_from_info(info: dict, source: str, wire: Any, new_game: Any) -> GameSpe
         presets=presets, default_preset=info["default_preset"], fields=fields, settings_type=kind,
         new_game=new_game, wire=wire,
         min_bots=min(bots), max_bots=max(bots), players_setting=None if alone else "players",
-        side_by_side=alone, scoring=info["scoring"], script_mode=info["script_mode"], renderer=info["renderer"],
+        side_by_side=alone, scoring=info["scoring"], script_mode=info["script_mode"],
+        renderer=info["renderer"],
         examples_package="", menu_order=200, example_sources=dict(info["examples"]),
         rules_text=info["rules"], game_module=source,
     )

@@ -95,7 +95,8 @@ class GameHost:
         try:
             if handler is None:
                 raise GameModuleError(f"unknown request {op!r}")
-            if op not in ("load", "lines", "argv") and (self.module is None or (op != "new" and self.game is None)):
+            if op not in ("load", "lines", "argv") and (
+                    self.module is None or (op != "new" and self.game is None)):
                 raise GameModuleError("no game is loaded" if self.module is None else "no game was started")
             if op == "load":
                 reply = handler(request)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import keyword
+import re
 import traceback
 from collections import deque
 from types import CodeType, ModuleType
@@ -32,6 +33,7 @@ ALONE_MAX_BOTS = 8  # a one-seat game plays each bot on its own copy: up to this
 MAX_ARGS = 16  # command-line arguments a message may add (``argv``)
 MAX_ARG_CHARS = 100_000  # one argument (Linux refuses one over 128 KiB)
 GENERIC_RENDERER = "generic"  # the page's renderer of draw()'s pictures
+RENDERER_NAME = re.compile(r"[a-z][a-z0-9_]{0,31}")  # the names web/src/renderers.js loads
 
 
 class GameModuleError(Exception):
@@ -186,10 +188,9 @@ class GameModule:
             raise GameModuleError("give VIEW or FunctionClient, not both (a FunctionClient builds the view "
                                   "itself)", None, "VIEW")
         renderer = values.get("RENDERER", GENERIC_RENDERER)
-        if not isinstance(renderer, str) or not renderer.isascii() or not renderer[:1].isalpha() \
-                or not renderer.replace("_", "a").isalnum() or renderer != renderer.lower() or len(renderer) > 32:
+        if not isinstance(renderer, str) or not RENDERER_NAME.fullmatch(renderer):
             raise GameModuleError(f"RENDERER is the name of a page renderer (web/src/games/NAME.js): 1-32 "
-                                  f"lower-case letters, digits or _ starting with a letter, got {_show(renderer)}",
+                                  f"lower-case letters, digits or _ from a letter, got {_show(renderer)}",
                                   None, "RENDERER")
         return {
             "name": name, "title": title, "summary": summary,

@@ -380,7 +380,9 @@ class ProxyWire:
         problem = self.game.call({"op": "check", "turn": turn}).get("problem")
         if problem is None:
             return None
-        return problem[:MAX_PROBLEM_CHARS] if isinstance(problem, str) and problem else "the game's check failed"
+        if not isinstance(problem, str) or not problem:
+            return "the game's check failed"
+        return problem[:MAX_PROBLEM_CHARS]
 
 
 class AuthoredGame:
