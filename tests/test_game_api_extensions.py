@@ -153,7 +153,8 @@ def test_a_renderer_name_reaches_the_page_and_a_bad_one_is_named(capsys, tmp_pat
     finally:
         game.close()
     bad = RELAY.replace('"relay_board"', '"../x"')
-    code, _, err = run(capsys, "match", "--game-file", write(tmp_path, bad), "builtin:viewer", "builtin:viewer")
+    code, _, err = run(capsys, "match", "--game-file", write(tmp_path, bad), "builtin:viewer",
+                       "builtin:viewer")
     assert code == 2 and "RENDERER is the name of a page renderer" in err, err
 
 
