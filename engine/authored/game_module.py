@@ -80,14 +80,26 @@ class GameModule:
         if len(source) > MAX_SOURCE_CHARS:
             raise GameModuleError(f"the game module is over {MAX_SOURCE_CHARS:,} characters")
         try:
-            self.code: CodeType = compile(source, GAME_FILENAME, "exec")
+            self.code: CodeType | None = compile(source, GAME_FILENAME, "exec")
         except SyntaxError as exc:
             where = f" (line {exc.lineno})" if exc.lineno else ""
             raise GameModuleError(f"SyntaxError: {exc.msg}{where}", exc.lineno, "the module") from None
         except (ValueError, RecursionError, MemoryError) as exc:
             raise GameModuleError(f"the module does not compile: {exc}", None, "the module") from None
-        self.source = source
+        self.source: str | None = source
         self.module = self.new_module()
+        self._adopt()
+
+    @classmethod
+    def trusted(cls, module: ModuleType) -> GameModule:
+        """A module of the engine's own (a built-in game), imported already: read and checked
+        the same way; its games share its globals."""
+        self = cls.__new__(cls)
+        self.code, self.source, self.module = None, None, module
+        self._adopt()
+        return self
+
+    def _adopt(self) -> None:
         self.info = self._read_info()
         self.game_class = self.module.Game
         self.client_class = getattr(self.module, "FunctionClient", None)
@@ -98,6 +110,8 @@ class GameModule:
 
     def new_module(self) -> ModuleType:
         """The module's code run in a fresh namespace (a game's globals are its own)."""
+        if self.code is None:
+            return self.module
         module = ModuleType("game")
         module.__dict__["__file__"] = GAME_FILENAME
         try:
