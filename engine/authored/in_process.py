@@ -30,6 +30,7 @@ from engine.authored.game_module import GENERIC_RENDERER, GameModule
 from engine.core.errors import AnswerError, GameLimitError
 from engine.core.outcome import Outcome, unique_winner
 from engine.core.randomness import draw_key
+from engine.core.replay_limits import MAX_GAME_TURNS
 from engine.core.spec import GameSpec
 from engine.game_api import InvalidAnswer
 
@@ -57,7 +58,9 @@ class ApiState:
         self.num_players = players
         self.fault_limit = info["fault_limit"]
         self.invalid_is_fault = info["invalid_is_fault"]
-        self.max_turns = info["max_turns"]
+        # MAX_TURNS when the module sets one; else its rules end it (the hosted game's cap of
+        # MAX_GAME_TURNS bounds what a stranger's game records)
+        self.max_turns = info["max_turns"] if info["max_turns"] < MAX_GAME_TURNS else None
         self.turns = 0
         self.frozen: set[int] = set()
         self.outcome: Outcome | None = None
@@ -67,6 +70,12 @@ class ApiState:
         rng = random.Random(draw_key(info["name"], seed, secret))
         self.game = loaded.module.game_class(given, rng)
         self._status()
+
+    def __getattr__(self, name: str) -> Any:
+        """The game's own attributes (a built-in's board, for tests and tools that read it)."""
+        if name.startswith("_") or name == "game":  # copy's probes, before ``game`` is set
+            raise AttributeError(name)
+        return getattr(self.game, name)
 
     def _status(self) -> None:
         game = self.game
@@ -95,7 +104,7 @@ class ApiState:
             raise Refused(exc.reason, exc.answer if exc.answer is not None else action) from None
         self._status()
         self.turns += 1
-        if self.outcome is None and self.turns >= self.max_turns:
+        if self.max_turns is not None and self.outcome is None and self.turns >= self.max_turns:
             raise GameLimitError(f"the game did not end within {self.max_turns:,} turns")
         return changes
 

@@ -50,7 +50,7 @@ PATCHES = """\
 import builtins
 import sys
 
-from engine.games.flit import wire as _flit_wire
+from engine.games.flit import game as _flit_wire
 
 # Kept in builtins: in a Worker kept from its last match, FlitView.moves is already patched.
 _real_moves = getattr(builtins, "KOTH_REAL_MOVES", None) or _flit_wire.FlitView.moves
