@@ -13,6 +13,12 @@ or an answer that could not be read is an invalid answer, and the default action
 the same records (a picture only when it changed), but for the faults' wording of an answer
 that could not be read, which names the line only in a hosted game. A game with a hand-drawn
 renderer (``RENDERER``) records no pictures in this process: its records are its own.
+
+A built-in game's ``Game`` may be the engine's state already (its rules class, with
+``outcome``, ``is_terminal``, ``copy``, ``fault_limit`` and ``invalid_is_fault``, keeping its
+outcome as ``over()`` and ``scores()`` say it): then the session plays it as it is and the
+wire's calls are its own methods (``DirectWire``), the thinnest path, so the runner keeps the
+speed of the engine's own wire modules.
 """
 
 from __future__ import annotations
@@ -27,6 +33,7 @@ from typing import Any
 
 from engine.authored.authored_spec import BotSideWire, check_info, spec_from_info
 from engine.authored.game_module import GENERIC_RENDERER, GameModule
+from engine.core.answer_text import answer_text as default_answer_text
 from engine.core.errors import AnswerError, GameLimitError
 from engine.core.outcome import Outcome, unique_winner
 from engine.core.randomness import draw_key
@@ -176,6 +183,66 @@ class ApiWire(BotSideWire):
         return picture
 
 
+STATE_METHODS = ("acting_seats", "apply_actions", "is_terminal", "default_action", "freeze", "copy")
+
+
+def plays_as_state(game_class: type) -> bool:
+    """Whether a trusted ``Game`` is an engine state itself (a built-in's rules class)."""
+    return all(callable(getattr(game_class, m, None)) for m in STATE_METHODS) \
+        and all(hasattr(game_class, a) for a in ("fault_limit", "invalid_is_fault"))
+
+
+def refusing(game_class: type) -> type:
+    """``game_class`` whose ``apply_actions`` refuses a move as the session expects (an
+    ``AnswerError``, where the API raises ``InvalidAnswer``)."""
+    apply = game_class.apply_actions
+
+    def apply_actions(self: Any, actions: dict[int, Any]) -> Any:
+        try:
+            return apply(self, actions)
+        except InvalidAnswer as exc:
+            (action,) = actions.values()
+            raise Refused(exc.reason, exc.answer if exc.answer is not None else action) from None
+
+    return type(game_class.__name__, (game_class,), {"apply_actions": apply_actions, "__module__":
+                                                       game_class.__module__})
+
+
+class DirectWire:
+    """The wire of a game that is its own state: each call is the ``Game``'s method, unwrapped
+    where the signatures agree (``observation``, ``start_message``)."""
+
+    def __init__(self, module: GameModule) -> None:
+        game = module.game_class
+        self.module = module
+        self.observation = game.observation
+        self.start_message = getattr(game, "start_message", None) or \
+            (lambda state, seat: {"seat": seat, "players": state.num_players})
+        parse = game.parse_answer
+
+        def parse_answer(text: str, state: Any, seat: int = 0) -> Any:
+            try:
+                return parse(state, text, seat)
+            except InvalidAnswer as exc:
+                raise Refused(exc.reason, exc.answer if exc.answer is not None else text) from None
+            except READ_ERRORS as exc:
+                raise Refused(f"the answer could not be read: {type(exc).__name__}: {exc}", text) from None
+
+        self.parse_answer = parse_answer
+        record = getattr(game, "record_turn", None)
+        self.record_turn = (lambda state, messages, actions, changes: record(state, actions, changes)) \
+            if record is not None else (lambda state, messages, actions, changes: {"changes": changes})
+        start = getattr(game, "record_start", None)
+        self.record_start = (lambda state: dict(start(state))) if start is not None else (lambda state: {})
+        check = getattr(game, "replay_check", None)
+        self.replay_check = (lambda turn, state, changes: check(state, turn, changes)) \
+            if check is not None else (lambda turn, state, changes: None)
+        self.message_lines = module._lines or module.lines  # trusted: its own lines, unchecked
+        self.message_argv = module._argv or (lambda message: [])
+        self.answer_text = module.answer_text if module._answer_text is not None else default_answer_text
+        self.FunctionClient = module.function_client  # noqa: N815 - the wire modules' name for it
+
+
 class TrustedGame:
     """A game-API module of this engine's own, loaded in-process: its description and spec."""
 
@@ -185,7 +252,11 @@ class TrustedGame:
         self.module = GameModule.trusted(module)
         self.info = check_info(self.module.info)
         pictures = self.info["renderer"] == GENERIC_RENDERER
-        spec = spec_from_info(self.info, None, ApiWire(self.module, pictures), self.new_game)
+        # a game that is its own state, recording no pictures: played as it is
+        self.direct = refusing(self.module.game_class) \
+            if not pictures and plays_as_state(self.module.game_class) else None
+        wire = DirectWire(self.module) if self.direct is not None else ApiWire(self.module, pictures)
+        spec = spec_from_info(self.info, None, wire, self.new_game)
         self.spec: GameSpec = dataclasses.replace(spec, **spec_fields) if spec_fields else spec
 
     def new_game(self, settings: Any, seed: int, players: int | None = None,
@@ -193,6 +264,8 @@ class TrustedGame:
         players = players if players is not None else settings.players
         if not self.spec.side_by_side and players != settings.players:
             settings = dataclasses.replace(settings, players=players)
+        if self.direct is not None:
+            return self.direct(settings, random.Random(draw_key(self.info["name"], seed, secret)))
         return ApiState(self, settings, seed, players, secret)
 
 
@@ -202,4 +275,4 @@ def load_trusted(name: str, **spec_fields: Any) -> GameSpec:
     return TrustedGame(importlib.import_module(name), **spec_fields).spec
 
 
-__all__ = ["ApiState", "ApiWire", "TrustedGame", "load_trusted"]
+__all__ = ["ApiState", "ApiWire", "DirectWire", "TrustedGame", "load_trusted"]
