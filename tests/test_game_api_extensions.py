@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from engine.cli import cli
 from engine.play.game_proxy import game_sandbox, load_game
 
@@ -171,3 +173,29 @@ def test_argv_and_view_mistakes_are_named_at_load(capsys, tmp_path):
         code, _, err = run(capsys, "match", "--game-file", write(tmp_path, source), "builtin:viewer",
                            "builtin:viewer")
         assert code == 2 and wanted in err, (wanted, err)
+
+
+class _Host:
+    """A game's process that answers anything (the proxy trusts none of it)."""
+
+    info = {"argv": True, "replay_check": True}
+
+    def __init__(self, reply: dict) -> None:
+        self.reply = reply
+
+    def call(self, request: dict) -> dict:
+        return self.reply
+
+
+def test_the_controller_checks_the_argv_and_the_verdict_a_games_process_sends():
+    from engine.core.errors import GameCodeError
+    from engine.play.game_proxy import ProxyWire
+
+    assert ProxyWire(_Host({"argv": ["12", "é"]})).message_argv({}) == ["12", "é"]
+    for argv in (["\0"], ["\ud800"], ["x"] * 17, ["x" * 32_001], "12", [12], None):
+        with pytest.raises(GameCodeError):
+            ProxyWire(_Host({"argv": argv})).message_argv({})
+    assert ProxyWire(_Host({"problem": "x" * 10_000})).replay_check({}, None, None) == "x" * 500
+    verdict = ProxyWire(_Host({"problem": ["not text"]})).replay_check({}, None, None)
+    assert verdict == "the game's check failed"
+    assert ProxyWire(_Host({})).replay_check({}, None, None) is None

@@ -31,7 +31,7 @@ OPTIONAL_METHODS = ("start_message", "freeze", "record_start", "record_turn", "r
 DEFAULT_TIME_LIMIT_MS = 1_000
 ALONE_MAX_BOTS = 8  # a one-seat game plays each bot on its own copy: up to this many bots
 MAX_ARGS = 16  # command-line arguments a message may add (``argv``)
-MAX_ARG_CHARS = 100_000  # one argument (Linux refuses one over 128 KiB)
+MAX_ARGV_CHARS = 32_000  # all of them: within Linux's 128 KiB for one argument at 4 bytes a character
 GENERIC_RENDERER = "generic"  # the page's renderer of draw()'s pictures
 RENDERER_NAME = re.compile(r"[a-z][a-z0-9_]{0,31}")  # the names web/src/renderers.js loads
 
@@ -242,10 +242,9 @@ class GameModule:
             args = self._argv(message)
         except Exception as exc:  # noqa: BLE001
             raise raised("argv", exc) from None
-        if not isinstance(args, (list, tuple)) or len(args) > MAX_ARGS or not all(
-                isinstance(x, str) and "\0" not in x and len(x) <= MAX_ARG_CHARS for x in args):
+        if not is_argv(args):
             raise GameModuleError(f"argv returned {_show(args)}, not a list of at most {MAX_ARGS} strings "
-                                  f"(each at most {MAX_ARG_CHARS:,} characters, without NUL)", None, "argv")
+                                  f"({MAX_ARGV_CHARS:,} characters in all, without NUL)", None, "argv")
         return list(args)
 
     def answer_text(self, value: Any) -> str:
@@ -257,6 +256,21 @@ class GameModule:
         """A fresh ``FunctionClient`` (default: the bot's view is the message itself, or the
         game's ``VIEW`` class made from it)."""
         return self.client_class() if self.client_class is not None else MessageClient(self.view_class)
+
+
+def is_argv(args: object) -> bool:
+    """Whether ``args`` may be a script's command-line arguments: a few strings a process can
+    be given (bounded, no NUL, encodable)."""
+    if not isinstance(args, (list, tuple)) or len(args) > MAX_ARGS or not all(
+            isinstance(x, str) and "\0" not in x for x in args):
+        return False
+    if sum(map(len, args)) > MAX_ARGV_CHARS:
+        return False
+    try:
+        [x.encode("utf-8") for x in args]
+    except UnicodeEncodeError:  # a lone surrogate
+        return False
+    return True
 
 
 class MessageClient:

@@ -24,7 +24,7 @@ from typing import Any, Protocol
 
 from engine.authored.authored_spec import GameInfoError, check_info, spec_from_info
 from engine.authored.game_host import CALL_LIMIT_S, MAX_PROBLEM_CHARS
-from engine.authored.game_module import MAX_ARG_CHARS, MAX_ARGS
+from engine.authored.game_module import is_argv
 from engine.authored.picture import PictureError, check_picture
 from engine.bots.pipes import Deadline, LineChannel, LineTooLong, write_all
 from engine.bots.sandbox import Sandbox, SandboxError, Unsandboxed, kill_group
@@ -359,8 +359,7 @@ class ProxyWire:
         if not self.game.info["argv"]:
             return []
         args = self.game.call({"op": "argv", "message": message}).get("argv")
-        if not isinstance(args, list) or len(args) > MAX_ARGS or not all(
-                isinstance(x, str) and "\0" not in x and len(x) <= MAX_ARG_CHARS for x in args):
+        if not isinstance(args, list) or not is_argv(args):
             raise GameCodeError("the game's argv is not a list of strings without NUL, within its limits")
         return args
 
