@@ -23,8 +23,9 @@ export function loadRenderer(name) {
   }
   if (!loaded.has(name)) {
     // A game on the public API may name a hand-drawn renderer the page lacks: its records
-    // carry draw()'s pictures, which the generic renderer draws.
-    const loading = import(`./games/${name}.js`)
+    // carry draw()'s pictures, which the generic renderer draws. (The bundle's import of a
+    // name it lacks throws at once: the Promise makes that a rejection too.)
+    const loading = new Promise((resolve) => resolve(import(`./games/${name}.js`)))
       .catch((e) => (name === "generic" ? Promise.reject(e) : import("./games/generic.js")))
       .then((m) => m.default);
     loading.catch(() => loaded.delete(name));
