@@ -8,8 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.core.errors import GameOverError, IllegalMoveError, InvalidAnswerError
-from engine.games.flit import wire
+from engine.core.errors import GameOverError, IllegalMoveError
+from engine.game_api import InvalidAnswer
+from engine.games.flit.game import FlitView, FunctionClient, Game, lines
 from engine.games.flit.rules import NEUTRAL, PRESETS, FlitSettings, FlitState, new_game, state_with
 from engine.games.registry import get_game
 
@@ -76,7 +77,7 @@ def test_wrap_around_neighbours(a, b):
     for support, target in ((b, a), (a, b)):
         state = state_with({support: 1, (8, 8): 1})
         assert state.check_move((8, 8, *target)) is not None
-    view = wire.FlitView(16, 2, 1, [0] * 256, 0)
+    view = FlitView(16, 2, 1, [0] * 256, 0)
     assert set(view.neighbours(*a)) == neighbours(*a)
 
 
@@ -112,22 +113,22 @@ def test_a_move_may_convert_several_neutrals():
     assert state.counts[1] == 5
 
 
-# -- wire -----------------------------------------------------------------------------------------
+# -- the game API (game.py) ------------------------------------------------------------------
 def test_parse_answer():
     state = state_with({(3, 3): 1})
-    assert wire.parse_answer(" 1 2 3 4\n", state) == (1, 2, 3, 4)
+    assert Game.parse_answer(state, " 1 2 3 4\n", 0) == (1, 2, 3, 4)
     for bad in ["", "1 2 3", "1 2 3 4 5", "a b c d", "1,2,3,4", "1 2 3 4.0"]:
-        with pytest.raises(InvalidAnswerError):
-            wire.parse_answer(bad, state)
+        with pytest.raises(InvalidAnswer):
+            Game.parse_answer(state, bad, 0)
 
 
 def test_message_lines():
     state = new_game(PRESETS["trial"], 4)
-    start = wire.start_message(state, 1)
-    lines = wire.message_lines(start)
-    assert lines[0] == "S 16 2 2"
-    assert lines[1:] == [f"{x} {y} {c}" for x, y, c in state.start_changes]
-    assert wire.message_lines({"changes": [[1, 2, 5]], "ask": True}) == ["1 2 5", "M"]
+    start = Game.start_message(state, 1)
+    told = lines(start)
+    assert told[0] == "S 16 2 2"
+    assert told[1:] == [f"{x} {y} {c}" for x, y, c in state.start_changes]
+    assert lines({"changes": [[1, 2, 5]], "ask": True}) == ["1 2 5", "M"]
 
 
 # -- start ----------------------------------------------------------------------------------------
@@ -285,7 +286,7 @@ def test_legal_actions_match_the_rule(cells, player):
     legal = state.legal_actions()
     assert len(legal) == len(set(legal))
     assert set(legal) == brute_force_moves(state)
-    view = wire.FlitView(5, 2, player + 1, list(state.cells), 0)
+    view = FlitView(5, 2, player + 1, list(state.cells), 0)
     assert set(view.moves()) == set(legal)
     assert all(view.is_valid(m) for m in legal)
 
@@ -299,8 +300,8 @@ def test_game_properties(seed, players, size, max_turns, policy):
     chooser = random.Random(policy)
     clients = []
     for seat in range(players):
-        client = wire.FunctionClient()
-        client.start(wire.start_message(state, seat))
+        client = FunctionClient()
+        client.start(Game.start_message(state, seat))
         clients.append(client)
     while not state.is_terminal():
         assert state.turns < max_turns

@@ -172,7 +172,7 @@ def test_the_wheel_holds_the_engine_and_the_page_and_needs_nothing(wheel):
         metadata = z.read(f"koth_arena-{__version__}.dist-info/METADATA").decode()
         index = z.read("engine/site/index.html").decode()
     for name in ("engine/__init__.py", "engine/contest/snippet.py", "engine/contest/stackexchange.py",
-                 "engine/games/flit/wire.py", "engine/games/flit/examples/greedy.py"):
+                 "engine/games/flit/game.py", "engine/games/flit/examples/greedy.py"):
         assert name in names
     for name in ("app.js", "controller_worker.js", "bot_worker.js", "index.html", "style.css", "main.py"):
         assert f"engine/site/{name}" in names

@@ -23,6 +23,7 @@ MAX_EXAMPLE_CHARS = 256 * 1024
 MAX_EXAMPLES = 20
 _NAME = re.compile(r"[a-z][a-z0-9_-]{0,31}\Z")
 _KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,39}\Z")
+_RENDERER = re.compile(r"[a-z][a-z0-9_]{0,31}\Z")  # web/src/renderers.js loads the same names
 
 
 class GameInfoError(ValueError):
@@ -86,9 +87,12 @@ def check_info(info: object) -> dict:
             isinstance(k, str) and _KEY.match(k) and not k.startswith("_") and isinstance(v, str)
             and 0 < len(v) <= MAX_EXAMPLE_CHARS for k, v in examples.items()):
         raise GameInfoError(f"examples are at most {MAX_EXAMPLES} bots by name, each a source")
+    if not isinstance(info.get("argv"), bool) or not isinstance(info.get("replay_check"), bool):
+        raise GameInfoError("argv and replay_check are true or false")
+    _match(info.get("renderer"), _RENDERER, "renderer")
     expected = {"name", "title", "summary", "rules", "players", "alone", "settings", "fields", "presets",
                 "default_preset", "scoring", "script_mode", "fault_limit", "invalid_is_fault", "max_turns",
-                "examples"}
+                "examples", "argv", "renderer", "replay_check"}
     if set(info) != expected:
         raise GameInfoError("the game's description has other fields than the engine's")
     return info
@@ -114,7 +118,8 @@ def spec_from_info(info: dict, source: str, wire: Any, new_game: Any) -> GameSpe
         presets=presets, default_preset=info["default_preset"], fields=fields, settings_type=kind,
         new_game=new_game, wire=wire,
         min_bots=min(bots), max_bots=max(bots), players_setting=None if alone else "players",
-        side_by_side=alone, scoring=info["scoring"], script_mode=info["script_mode"], renderer="generic",
+        side_by_side=alone, scoring=info["scoring"], script_mode=info["script_mode"],
+        renderer=info["renderer"],
         examples_package="", menu_order=200, example_sources=dict(info["examples"]),
         rules_text=info["rules"], game_module=source,
     )
@@ -136,7 +141,7 @@ class BotSideWire:
         return self.module.lines(message)
 
     def message_argv(self, message: Any) -> list[str]:
-        return []
+        return self.module.argv(message)
 
 
 def bot_side_spec(source: str) -> GameSpec:
@@ -162,4 +167,4 @@ def _text(value: object, name: str, most: int) -> None:
 
 def _match(value: object, pattern: re.Pattern, name: str) -> None:
     if not isinstance(value, str) or not pattern.match(value):
-        raise GameInfoError(f"{name} is not a game's name")
+        raise GameInfoError(f"{name} is not a name")

@@ -17,7 +17,9 @@ Requests (``id`` echoed back; an ``error`` reply means the game is broken):
 - ``parse {seat, text}`` -> ``{}`` or ``{invalid}``: the action stays here, for ``apply``
 - ``apply {actions: {seat: {"answer": text} | {"parsed": true} | {"default": true}}}`` ->
   ``{record}`` + status, or ``{invalid}`` (nothing changed)
-- ``freeze {seat}`` -> status; ``observe {seat}`` -> ``{message}``; ``lines {message}`` -> ``{lines}``
+- ``freeze {seat}`` -> status; ``observe {seat}`` -> ``{message}``; ``lines {message}`` -> ``{lines}``;
+  ``argv {message}`` -> ``{argv}``
+- ``check {turn}`` -> ``{}`` or ``{problem}``: the game's ``replay_check`` of the turn just applied
 Status: ``acting`` (seats), ``over`` (None or the reason), ``scores`` (when over) and
 ``observations`` (``{seat: message}`` for the acting seats not frozen, made ahead).
 """
@@ -45,6 +47,7 @@ CALL_LIMIT_S = 5.0  # one call into the game's code
 CHECK_TURNS = 40  # turns of the check game played at load with every seat's default action
 MAX_OUTPUT_CHARS = 4_000  # of what the game prints, per request
 MAX_REASON_CHARS = 100
+MAX_PROBLEM_CHARS = 500  # what replay_check says differs
 READ_ERRORS = (ValueError, IndexError, KeyError, TypeError)  # parse_answer failing on a bad answer
 
 
@@ -92,7 +95,8 @@ class GameHost:
         try:
             if handler is None:
                 raise GameModuleError(f"unknown request {op!r}")
-            if op not in ("load", "lines") and (self.module is None or (op != "new" and self.game is None)):
+            if op not in ("load", "lines", "argv") and (
+                    self.module is None or (op != "new" and self.game is None)):
                 raise GameModuleError("no game is loaded" if self.module is None else "no game was started")
             if op == "load":
                 reply = handler(request)
@@ -266,6 +270,25 @@ class GameHost:
             raise GameModuleError("no game is loaded")
         return {"lines": self.call("lines", self.module.lines, request.get("message"))}
 
+    def _op_argv(self, request: dict) -> dict:
+        if self.module is None:
+            raise GameModuleError("no game is loaded")
+        return {"argv": self.call("argv", self.module.argv, request.get("message"))}
+
+    def _op_check(self, request: dict) -> dict:
+        """The game's own check of a replayed turn (``replay_check(turn, changes)``, ``changes``
+        what the last ``apply_actions`` returned): None, or the difference it found."""
+        method = getattr(self.game, "replay_check", None)
+        if not callable(method) or not self.log:
+            return {}
+        problem = self.call("replay_check", method, request.get("turn"), self.log[-1])
+        if problem is None:
+            return {}
+        if not isinstance(problem, str) or not problem.strip():
+            raise GameModuleError(f"replay_check returned {_show(problem)}: None, or text saying what "
+                                  "differs", None, "replay_check")
+        return {"problem": problem[:MAX_PROBLEM_CHARS]}
+
     # -- the game's answers, checked ------------------------------------------------------
     def _seat(self, seat: object) -> None:
         if type(seat) is not int or not 0 <= seat < self.players:
@@ -389,6 +412,7 @@ class GameHost:
             client = self.call("FunctionClient()", self.module.function_client)
             self.call("FunctionClient.start", client.start, starts[seat])
             lines = self.call("lines", self.module.lines, starts[seat])
+            self.call("argv", self.module.argv, starts[seat])
             if stream and "M" in lines:
                 raise GameModuleError("lines of a start message have a line 'M': with SCRIPT_MODE 'stream' "
                                       "it asks a script bot for its move", None, "lines")
@@ -401,6 +425,7 @@ class GameHost:
                 seat = int(key)
                 as_json(message, "a message", "observation")
                 lines = self.call("lines", self.module.lines, message)
+                self.call("argv", self.module.argv, message)
                 if stream and (not lines or lines[-1] != "M" or lines.count("M") != 1):
                     raise GameModuleError(f"lines of an observation are {_show(lines)}: with SCRIPT_MODE "
                                           "'stream' they end with the one line 'M', which asks a script "
@@ -414,6 +439,14 @@ class GameHost:
                     pass  # a default action need not be an answer a bot could give
                 actions[key] = {"default": True}
             status = self._op_apply({"actions": actions})
+            if "record" in status:  # the game's replay check passes the turn it just recorded
+                seats = [int(key) for key in actions]
+                turn = {"seats": seats, "answers": [None] * len(seats), "faults": [None] * len(seats),
+                        **status["record"]}
+                problem = self._op_check({"turn": turn})
+                if problem:
+                    raise GameModuleError(f"replay_check found a difference in a turn just played: "
+                                          f"{problem['problem']}", None, "replay_check")
             method = "record_turn" if callable(getattr(self.game, "record_turn", None)) else "apply_actions"
             as_json(status.get("record"), "a record", method)
             error = _record_too_deep(status.get("record"), method)
@@ -427,7 +460,7 @@ class GameHost:
 
 # The reply's fields a game's methods make, and the method that made each.
 _MADE_BY = (("record", "record_turn"), ("start", "record_start"), ("observations", "observation"),
-            ("messages", "start_message"), ("lines", "lines"))
+            ("messages", "start_message"), ("lines", "lines"), ("argv", "argv"))
 
 
 def _over_limits(reply: dict, text: str) -> str | None:

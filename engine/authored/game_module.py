@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import keyword
+import re
 import traceback
 from collections import deque
 from types import CodeType, ModuleType
@@ -26,9 +27,13 @@ MAX_SOURCE_CHARS = 1 << 20
 MAX_SETTING = 10**9
 REQUIRED_METHODS = ("acting_seats", "observation", "parse_answer", "default_action", "apply_actions",
                     "over", "scores", "draw")
-OPTIONAL_METHODS = ("start_message", "freeze", "record_start", "record_turn")
+OPTIONAL_METHODS = ("start_message", "freeze", "record_start", "record_turn", "replay_check")
 DEFAULT_TIME_LIMIT_MS = 1_000
 ALONE_MAX_BOTS = 8  # a one-seat game plays each bot on its own copy: up to this many bots
+MAX_ARGS = 16  # command-line arguments a message may add (``argv``)
+MAX_ARGV_CHARS = 32_000  # all of them: within Linux's 128 KiB for one argument at 4 bytes a character
+GENERIC_RENDERER = "generic"  # the page's renderer of draw()'s pictures
+RENDERER_NAME = re.compile(r"[a-z][a-z0-9_]{0,31}")  # the names web/src/renderers.js loads
 
 
 class GameModuleError(Exception):
@@ -75,22 +80,38 @@ class GameModule:
         if len(source) > MAX_SOURCE_CHARS:
             raise GameModuleError(f"the game module is over {MAX_SOURCE_CHARS:,} characters")
         try:
-            self.code: CodeType = compile(source, GAME_FILENAME, "exec")
+            self.code: CodeType | None = compile(source, GAME_FILENAME, "exec")
         except SyntaxError as exc:
             where = f" (line {exc.lineno})" if exc.lineno else ""
             raise GameModuleError(f"SyntaxError: {exc.msg}{where}", exc.lineno, "the module") from None
         except (ValueError, RecursionError, MemoryError) as exc:
             raise GameModuleError(f"the module does not compile: {exc}", None, "the module") from None
-        self.source = source
+        self.source: str | None = source
         self.module = self.new_module()
+        self._adopt()
+
+    @classmethod
+    def trusted(cls, module: ModuleType) -> GameModule:
+        """A module of the engine's own (a built-in game), imported already: read and checked
+        the same way; its games share its globals."""
+        self = cls.__new__(cls)
+        self.code, self.source, self.module = None, None, module
+        self._adopt()
+        return self
+
+    def _adopt(self) -> None:
         self.info = self._read_info()
         self.game_class = self.module.Game
         self.client_class = getattr(self.module, "FunctionClient", None)
+        self.view_class = getattr(self.module, "VIEW", None)
         self._lines = getattr(self.module, "lines", None)
+        self._argv = getattr(self.module, "argv", None)
         self._answer_text = getattr(self.module, "answer_text", None)
 
     def new_module(self) -> ModuleType:
         """The module's code run in a fresh namespace (a game's globals are its own)."""
+        if self.code is None:
+            return self.module
         module = ModuleType("game")
         module.__dict__["__file__"] = GAME_FILENAME
         try:
@@ -170,9 +191,21 @@ class GameModule:
         if type(max_turns) is not int or not 1 <= max_turns <= MAX_GAME_TURNS:
             raise GameModuleError(f"MAX_TURNS is a whole number 1 to {MAX_GAME_TURNS:,}, got "
                                   f"{_show(max_turns)}", None, "MAX_TURNS")
-        for hook in ("lines", "answer_text"):
+        for hook in ("lines", "argv", "answer_text"):
             if hook in values and not callable(values[hook]):
                 raise GameModuleError(f"{hook} is a function", None, hook)
+        view = values.get("VIEW")
+        if view is not None and not isinstance(view, type):
+            raise GameModuleError(f"VIEW is a class (a function bot's view of a message), got {_show(view)}",
+                                  None, "VIEW")
+        if view is not None and "FunctionClient" in values:
+            raise GameModuleError("give VIEW or FunctionClient, not both (a FunctionClient builds the view "
+                                  "itself)", None, "VIEW")
+        renderer = values.get("RENDERER", GENERIC_RENDERER)
+        if not isinstance(renderer, str) or not RENDERER_NAME.fullmatch(renderer):
+            raise GameModuleError(f"RENDERER is the name of a page renderer (web/src/games/NAME.js): 1-32 "
+                                  f"lower-case letters, digits or _ from a letter, got {_show(renderer)}",
+                                  None, "RENDERER")
         return {
             "name": name, "title": title, "summary": summary,
             "rules": (module.__doc__ or "").strip()[:20_000],
@@ -181,6 +214,8 @@ class GameModule:
             "default_preset": presets[0]["name"], "scoring": scoring, "script_mode": script_mode,
             "fault_limit": fault_limit, "invalid_is_fault": invalid_is_fault, "max_turns": max_turns,
             "examples": dict(sorted(examples.items())),
+            "argv": "argv" in values, "renderer": renderer,
+            "replay_check": callable(getattr(game, "replay_check", None)),
         }
 
     # -- the bot side: text lines, a function bot's view, its answer as text ----------------
@@ -198,27 +233,61 @@ class GameModule:
                                   None, "lines")
         return list(lines)
 
+    def argv(self, message: Any) -> list[str]:
+        """A message's command-line arguments for a script started afresh each turn (``argv``;
+        default none): ``sys.argv == ["bot.py", *argv]``."""
+        if self._argv is None:
+            return []
+        try:
+            args = self._argv(message)
+        except Exception as exc:  # noqa: BLE001
+            raise raised("argv", exc) from None
+        if not is_argv(args):
+            raise GameModuleError(f"argv returned {_show(args)}, not a list of at most {MAX_ARGS} strings "
+                                  f"({MAX_ARGV_CHARS:,} characters in all, without NUL)", None, "argv")
+        return list(args)
+
     def answer_text(self, value: Any) -> str:
         if self._answer_text is None:
             return default_answer_text(value)
         return str(self._answer_text(value))
 
     def function_client(self) -> Any:
-        """A fresh ``FunctionClient`` (default: the bot's view is the message itself)."""
-        return self.client_class() if self.client_class is not None else MessageClient()
+        """A fresh ``FunctionClient`` (default: the bot's view is the message itself, or the
+        game's ``VIEW`` class made from it)."""
+        return self.client_class() if self.client_class is not None else MessageClient(self.view_class)
+
+
+def is_argv(args: object) -> bool:
+    """Whether ``args`` may be a script's command-line arguments: a few strings a process can
+    be given (bounded, no NUL, encodable)."""
+    if not isinstance(args, (list, tuple)) or len(args) > MAX_ARGS or not all(
+            isinstance(x, str) and "\0" not in x for x in args):
+        return False
+    if sum(map(len, args)) > MAX_ARGV_CHARS:
+        return False
+    try:
+        [x.encode("utf-8") for x in args]
+    except UnicodeEncodeError:  # a lone surrogate
+        return False
+    return True
 
 
 class MessageClient:
     """The default function-bot view: the latest message, with ``me`` (the seat) added when the
-    start message had a ``seat``."""
+    start message had a ``seat``; wrapped in the game's ``VIEW`` class when it names one."""
+
+    def __init__(self, view_class: type | None = None) -> None:
+        self.view_class = view_class
+        self.seat = None
 
     def start(self, message: Any) -> None:
         self.seat = message.get("seat") if isinstance(message, dict) else None
 
     def view(self, message: Any) -> Any:
         if isinstance(message, dict) and self.seat is not None and "me" not in message:
-            return {**message, "me": self.seat}
-        return message
+            message = {**message, "me": self.seat}
+        return message if self.view_class is None else self.view_class(message)
 
 
 def _text(value: object, name: str, most: int, empty: bool = False) -> str:

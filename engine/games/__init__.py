@@ -1,8 +1,11 @@
-"""The built-in games, one folder each (``engine/games/<name>/``): ``rules.py`` (the pure state
-machine: nothing about bots or I/O), ``wire.py`` (what each bot is told, how its answer is
-read, and the game's ``SPEC``) and ``examples/`` (its example bots, plain bot source files
-shown in the page's examples menu and playable as ``builtin:NAME``). The rule books for bot
-authors are in ``docs/rules/``. ``registry`` finds the games by folder.
+"""The built-in games, one folder each (``engine/games/<name>/``): a game on the public API
+(``game.py`` against ``engine.game_api``, loaded in-process by ``engine.authored.in_process``)
+or a game of the older shape, ``rules.py`` (the pure state machine: nothing about bots or I/O)
+and ``wire.py`` (what each bot is told, how its answer is read, and the game's ``SPEC``); and
+``examples/`` (its example bots, plain bot source files shown in the page's examples menu and
+playable as ``builtin:NAME``). The rule books for bot authors are in ``docs/rules/``.
+``registry`` finds the games by folder.
 
-May import: ``engine.core`` (and ``engine.game_api``).
+May import: ``engine.core`` (and ``engine.game_api``), ``engine.authored`` (the one loader of
+game-API modules).
 """

@@ -23,7 +23,8 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from engine.authored.authored_spec import GameInfoError, check_info, spec_from_info
-from engine.authored.game_host import CALL_LIMIT_S
+from engine.authored.game_host import CALL_LIMIT_S, MAX_PROBLEM_CHARS
+from engine.authored.game_module import is_argv
 from engine.authored.picture import PictureError, check_picture
 from engine.bots.pipes import Deadline, LineChannel, LineTooLong, write_all
 from engine.bots.sandbox import Sandbox, SandboxError, Unsandboxed, kill_group
@@ -354,7 +355,13 @@ class ProxyWire:
         return lines
 
     def message_argv(self, message: Any) -> list[str]:
-        return []
+        """The message's command-line arguments (the game's ``argv``), for a per-turn script."""
+        if not self.game.info["argv"]:
+            return []
+        args = self.game.call({"op": "argv", "message": message}).get("argv")
+        if not isinstance(args, list) or not is_argv(args):
+            raise GameCodeError("the game's argv is not a list of strings without NUL, within its limits")
+        return args
 
     def answer_text(self, value: Any) -> str:
         return str(value)
@@ -366,7 +373,15 @@ class ProxyWire:
         return state.last_record
 
     def replay_check(self, turn: dict, state: ProxyState, changes: Any) -> str | None:
-        return None
+        """The game's own check of a replayed turn (its ``replay_check``), after the engine's."""
+        if not self.game.info["replay_check"]:
+            return None
+        problem = self.game.call({"op": "check", "turn": turn}).get("problem")
+        if problem is None:
+            return None
+        if not isinstance(problem, str) or not problem:
+            return "the game's check failed"
+        return problem[:MAX_PROBLEM_CHARS]
 
 
 class AuthoredGame:

@@ -362,6 +362,9 @@ def _replay_turn(state: Any, wire: Any, turn: object, frozen: list[bool], may_fr
     difference = _difference(turn, expected, "")
     if difference:
         raise ReplayError(f"recorded {difference}")
+    problem = wire.replay_check(turn, state, changes)  # the game's own, past the engine's comparison
+    if problem:
+        raise ReplayError(f"the game's replay check: {problem}")
     for seat in seats:
         kind = kinds[seat]
         if kind == FROZEN:

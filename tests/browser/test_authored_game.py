@@ -106,3 +106,21 @@ def test_an_endless_loop_in_apply_actions_ends_the_load_or_the_run_not_the_page(
     arena.label("Bot 1 example").select_option("greedy")
     arena.label("Bot 2 example").select_option("random")
     arena.run()
+
+
+def test_a_game_naming_a_renderer_the_page_lacks_is_drawn_from_its_pictures(arena):
+    """``RENDERER`` names a hand-drawn renderer (web/src/games/NAME.js); where the page has none
+    of that name, the generic renderer draws the game's ``draw()`` pictures."""
+    title = 'TITLE = "Lowest Unique"'
+    named = LOWEST_UNIQUE.replace(title, f'{title}\nRENDERER = "no_such_board"')
+    load_game(arena, named)
+    expect(loaded_status(arena)).to_contain_text("Loaded Lowest Unique", timeout=60_000)
+    arena.label("Bot 1 example").select_option("one")
+    arena.label("Bot 2 example").select_option("dodger")
+    arena.setup(games=1, seed=3)
+    arena.label("Rounds").fill("4")
+    status = arena.run()
+    assert "1 game" in status, status
+    arena.page.locator("#board-area").focus()
+    arena.page.keyboard.press("End")
+    expect(arena.page.locator("canvas#board")).to_have_attribute("aria-label", re.compile(r"round 4 of 4"))

@@ -50,12 +50,12 @@ PATCHES = """\
 import builtins
 import sys
 
-from engine.games.flit import wire as _flit_wire
+from engine.games.flit import game as _flit_game
 
 # Kept in builtins: in a Worker kept from its last match, FlitView.moves is already patched.
-_real_moves = getattr(builtins, "KOTH_REAL_MOVES", None) or _flit_wire.FlitView.moves
+_real_moves = getattr(builtins, "KOTH_REAL_MOVES", None) or _flit_game.FlitView.moves
 builtins.KOTH_REAL_MOVES = _real_moves
-_flit_wire.FlitView.moves = lambda self: _real_moves(self)[::-1]
+_flit_game.FlitView.moves = lambda self: _real_moves(self)[::-1]
 sys.modules["random"].Random.choice = lambda self, seq: seq[-1]
 sys.modules["random"].Random.random = lambda self: 0.0
 builtins.KOTH_PATCHED_BY = "patcher"

@@ -1,2 +1,3 @@
-"""Flit: its rules (``rules``), its wire protocol and ``SPEC`` (``wire``) and its example bots
+"""Flit: its rules (``rules``), the game on the public API that the engine plays in-process
+(``game``: settings, presets, text protocol, the function view) and its example bots
 (``examples/``, source files, not modules); its rule book for bot authors is docs/rules/flit.md."""

@@ -79,7 +79,10 @@ class FlitState:
     fault_limit = 5  # consecutive late or raising turns before the bot is frozen
     invalid_is_fault = False  # an invalid move is a recorded pass, not counted
 
-    def __init__(self, settings: FlitSettings, seed: int, secret: str | None = None) -> None:
+    def __init__(self, settings: FlitSettings, seed: int, secret: str | None = None,
+                 rng: random.Random | None = None) -> None:
+        """``rng``: the game's draws, when the caller seeded it already (the game API's
+        ``Game(settings, rng)``, with the same key)."""
         self.settings = settings
         self.seed = seed
         self.size = settings.size
@@ -93,7 +96,7 @@ class FlitState:
         self.player = 0
         self.frozen: set[int] = set()
         self.outcome: Outcome | None = None
-        self.rng = random.Random(draw_key(self.game_name, seed, secret))
+        self.rng = rng if rng is not None else random.Random(draw_key(self.game_name, seed, secret))
         self.start_changes: list[Change] = self._place_start()
 
     def _place_start(self) -> list[Change]:
@@ -146,7 +149,7 @@ class FlitState:
         return moves
 
     def copy(self) -> FlitState:
-        other = object.__new__(FlitState)
+        other = object.__new__(type(self))
         other.__dict__.update(self.__dict__)
         other.cells = list(self.cells)
         other.counts = list(self.counts)

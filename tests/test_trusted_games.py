@@ -1,0 +1,148 @@
+"""One loader for games on the public API: a trusted module (a built-in game's) is read into the
+same ``GameSpec`` an author's game gets, and played in this process (``engine.authored.in_process``)
+exactly as its sandboxed host plays it; the registry finds a folder with ``game.py``.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+import engine.games
+from engine.authored.in_process import ApiState, TrustedGame
+from engine.bots.native import HostedBot, InProcessBot
+from engine.bots.sandbox import Sandbox, SandboxError, Unsandboxed
+from engine.games import registry
+from engine.games.registry import get_game, register, unregister
+from engine.play.game_proxy import load_game
+from engine.play.match import run_series
+from engine.play.replay import replay_record
+
+ROOT = Path(__file__).resolve().parent.parent
+GAMES = ROOT / "examples" / "games"
+FLIT_BOTS = ROOT / "engine" / "games" / "flit" / "examples"
+CHAOS = '''import random
+
+def move(view):
+    r = random.random()
+    if r < 0.1:
+        return "three words only"
+    if r < 0.2:
+        x, y = view.pieces()[0]
+        return (x, y, x, y + 2)       # most often not next to another piece
+    if r < 0.25:
+        raise ValueError("chaos")
+    moves = view.moves()
+    return random.choice(moves) if moves else (0, 0, 0, 0)
+'''
+
+
+def trusted(path: Path) -> TrustedGame:
+    """A game-API module imported as the engine's own (as the registry imports a folder's)."""
+    name = f"trusted_{path.stem}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return TrustedGame(module)
+
+
+def play(spec, bots, seed: int, games: int, preset: str | None = None) -> dict:
+    settings = spec.settings(preset, players=len(bots), time_limit_ms=20_000)
+    return run_series(spec, settings, bots, seed, games, secret="one").document
+
+
+def without_pictures(document: dict) -> list[dict]:
+    records = []
+    for record in document["records"]:
+        record = dict(record, start={k: v for k, v in record["start"].items() if k != "picture"})
+        record["turns"] = [{k: v for k, v in t.items() if k != "picture"} for t in record["turns"]]
+        records.append(record)
+    return records
+
+
+def test_the_flit_port_in_process_plays_the_builtin_games_turn_by_turn():
+    port = trusted(GAMES / "flit.py")
+    assert port.spec.trusted and isinstance(port.spec.new_game(port.spec.settings(), 1), ApiState)
+    sources = {"chaos": CHAOS, "greedy": (FLIT_BOTS / "greedy.py").read_text()}
+    builtin = play(get_game("flit"), [InProcessBot(n, s) for n, s in sources.items()], 7, 2, "trial")
+    register(port.spec)
+    try:
+        ported = play(port.spec, [InProcessBot(n, s) for n, s in sources.items()], 7, 2, "trial")
+        for record in ported["records"]:
+            replay_record(record)  # the in-process game verifies its own replays
+    finally:
+        unregister("flit")
+    assert get_game("flit").game_module is None
+    mine, theirs = without_pictures(ported), without_pictures(builtin)
+    assert len(mine) == 2 and all(len(r["turns"]) > 10 for r in mine)
+    for a, b in zip(mine, theirs, strict=True):
+        for number, (x, y) in enumerate(zip(a["turns"], b["turns"], strict=True), 1):
+            assert x == y, f"turn {number}"
+        assert a == b
+    kinds = {f["kind"] for r in ported["records"] for t in r["turns"] for f in t["faults"] if f}
+    assert {"invalid", "error"} <= kinds  # the fault paths were compared too
+    assert ported["summary"] == builtin["summary"]
+
+
+@pytest.fixture(scope="module")
+def sandbox():
+    box = Sandbox()
+    try:
+        box.probe()
+    except SandboxError:
+        return Unsandboxed()
+    return box
+
+
+def test_in_process_and_sandboxed_a_module_records_the_same_games(sandbox):
+    """Land Grab (all bots at once, pictures drawn): the trusted path and the host agree exactly."""
+    path = GAMES / "landgrab.py"
+    local = trusted(path)
+    examples = local.spec.examples()
+    names = ("greedy", "random", "greedy")
+    register(local.spec)
+    try:
+        here = play(local.spec, [InProcessBot(n, examples[n]) for n in names], 3, 2)
+    finally:
+        unregister(local.spec.name)
+    hosted = load_game(path.read_text(), sandbox)
+    register(hosted.spec)
+    try:
+        there = play(hosted.spec, [HostedBot(n, examples[n], sandbox) for n in names], 3, 2)
+    finally:
+        unregister(hosted.spec.name)
+        hosted.close()
+    assert len(here["records"]) == 2 and all(len(r["turns"]) > 10 for r in here["records"])
+    assert here["records"] == there["records"] and here["summary"] == there["summary"]
+    assert "picture" in here["records"][0]["start"]
+
+
+def test_the_registry_finds_a_folder_with_a_game_module(tmp_path, monkeypatch):
+    folder = tmp_path / "lowest"
+    (folder / "examples").mkdir(parents=True)
+    source = (GAMES / "lowest_unique.py").read_text()
+    source = source.replace('NAME = "lowest_unique"', 'NAME = "lowest"\nMENU_ORDER = 150')
+    (folder / "game.py").write_text(source.replace("EXAMPLES = {", "_EXAMPLES = {"))
+    (folder / "__init__.py").write_text('"""A test\'s game."""\n')
+    (folder / "examples" / "__init__.py").write_text("")
+    (folder / "examples" / "one.py").write_text("def move(view):\n    return 1\n")
+    (folder / "examples" / "high.py").write_text("def move(view):\n    return view['high']\n")
+    monkeypatch.setattr(engine.games, "__path__", [*engine.games.__path__, str(tmp_path)])
+    monkeypatch.setattr(registry, "_discovered", None)
+    try:
+        spec = get_game("lowest")
+        assert spec.trusted and spec.menu_order == 150 and spec.rules_doc == "docs/rules/lowest.md"
+        assert sorted(spec.examples()) == ["high", "one"] and spec.renderer == "generic"
+        document = play(spec, [InProcessBot("one", spec.example_source("one")),
+                               InProcessBot("high", spec.example_source("high"))], 1, 1)
+        record = document["records"][0]
+        assert record["result"]["termination"] == "rounds" and record["result"]["scores"] == [30, 0]
+        assert {"flit", "atomas", "abotcalypse", "lowest"} <= set(registry.game_names())
+    finally:
+        for name in [m for m in sys.modules if m.startswith("engine.games.lowest")]:
+            del sys.modules[name]
+    monkeypatch.setattr(registry, "_discovered", None)
