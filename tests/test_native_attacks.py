@@ -134,9 +134,13 @@ def test_writing_passes_into_the_opponents_reply_pipe(tmp_path):
     assert victim_turns and all(t["move"] is not None for t in victim_turns)
 
 
-def append_attacker(tmp_path: Path, victim: Path) -> Path:
+def append_attacker(tmp_path: Path, victim: Path, confine: Path | None = None) -> Path:
+    """The attacker: it appends to every .py file named on a visible process's command line.
+    ``confine``: it writes only under that folder (the unsandboxed control must never reach
+    another program's files on this machine), and names the others it saw."""
     return bot_file(tmp_path, "attacker.py", SCAN, f"""
     VICTIM = {str(victim)!r}  # even knowing the path
+    CONFINE = {str(confine) + "/" if confine else ""!r}
     def attack():
         report = []
         for pid in others() + [os.getppid()]:
@@ -146,6 +150,9 @@ def append_attacker(tmp_path: Path, victim: Path) -> Path:
                 continue
             report += [a.decode() for a in argv if a.endswith(b".py")]
         for path in set(report) | {{VICTIM}}:
+            if CONFINE and not os.path.realpath(path).startswith(CONFINE):
+                report.append("seen " + path)
+                continue
             try:
                 with open(path, "a") as f:
                     f.write("\\nraise SystemExit('owned')\\n")
@@ -174,8 +181,8 @@ def test_appending_to_the_opponents_file_named_on_the_controllers_command_line(t
 def test_the_append_attack_is_real_without_the_sandbox(tmp_path):
     """The control: with --no-sandbox the same attacker does reach the file."""
     victim = bot_file(tmp_path, "victim.py", ATOMAS_ZERO)
-    out, _ = match(tmp_path, "atomas", append_attacker(tmp_path, victim), "--seed", 1,
-                   "--max-moves", 5, "--no-sandbox")
+    attacker = append_attacker(tmp_path, victim, confine=tmp_path.resolve())
+    out, _ = match(tmp_path, "atomas", attacker, "--seed", 1, "--max-moves", 5, "--no-sandbox")
     assert f"WROTE {victim}" in log_text(out, 0, "stdout")
     assert "owned" in victim.read_text()
 
