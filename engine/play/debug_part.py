@@ -80,6 +80,11 @@ def rules_part(record: dict) -> dict:
     return {k: v for k, v in record.items() if k not in ("debug", "schema_version")}
 
 
+def rules_document(document: dict) -> dict:
+    """A series document as runs are compared: each record's ``rules_part``."""
+    return {**document, "records": [rules_part(r) for r in document["records"]]}
+
+
 def within_file_budget(records: list[dict], left: int = FILE_CHARS) -> tuple[list[dict], int]:
     """``records`` (in order) with their output cut to ``left`` characters in all, each cut
     record a copy whose ``cut`` says what it lost; and what is left for later records."""
@@ -103,6 +108,39 @@ def within_file_budget(records: list[dict], left: int = FILE_CHARS) -> tuple[lis
             record = {**record, "debug": {**part, "output": kept, "cut": cut}}
         out.append(record)
     return out, left
+
+
+def move_times(records: list[dict], n_bots: int) -> list[list[int]]:
+    """Each bot's reply times (microseconds) over ``records`` (a series' or a tournament's),
+    from the debug parts; a seat not asked, or a record without a debug part, adds none."""
+    times: list[list[int]] = [[] for _ in range(n_bots)]
+    for record in records:
+        part = record.get("debug")
+        if not isinstance(part, dict):
+            continue
+        flat, index = part["time_us"], record["bot_index"]
+        if len(record["turns"]) == len(flat):  # one seat a turn, the usual: no walk of the turns
+            for turn, value in zip(record["turns"], flat, strict=True):
+                if value is not None:
+                    times[index[turn["seats"][0]]].append(value)
+            continue
+        position = 0
+        for turn in record["turns"]:
+            for seat in turn["seats"]:
+                value = flat[position]
+                position += 1
+                if value is not None:
+                    times[index[seat]].append(value)
+    return times
+
+
+def timing(times: list[int]) -> dict:
+    """A bot's moves, median and worst reply time in milliseconds (None without moves)."""
+    if not times:
+        return {"moves": 0, "median_ms": None, "worst_ms": None}
+    ordered = sorted(times)
+    return {"moves": len(ordered), "median_ms": ordered[len(ordered) // 2] / 1000,
+            "worst_ms": ordered[-1] / 1000}
 
 
 # -- reading (the file is untrusted) -------------------------------------------------------------

@@ -21,6 +21,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine.core.outcome import unique_winner
+from engine.play.debug_part import FILE_CHARS, within_file_budget
 from engine.play.replay import (
     MAX_BOTS,
     MAX_NAME_CHARS,
@@ -31,7 +32,6 @@ from engine.play.replay import (
     series_of,
     verify_series,
 )
-from engine.play.debug_part import FILE_CHARS, within_file_budget
 from engine.play.session import SCHEMA_VERSION
 
 KIND = "tournament"

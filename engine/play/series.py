@@ -16,8 +16,8 @@ from typing import Any
 from engine.bots.answer import BotAnswer
 from engine.core.outcome import unique_winner
 from engine.core.spec import GameSpec
-from engine.play.driver import Ask, BotEvent, Call, GamePlan, Step, game_steps
 from engine.play.debug_part import FILE_CHARS, within_file_budget
+from engine.play.driver import Ask, BotEvent, Call, GamePlan, Step, game_steps
 from engine.play.session import SCHEMA_VERSION
 
 
