@@ -286,7 +286,8 @@ def test_golden_record(name):
         GOLDEN.mkdir(exist_ok=True)
         # a version-2 file (the rules' part): the debug part's times differ every run
         golden_record = {**rules_part(record), "schema_version": 2}
-        path.write_text(json.dumps(golden_record, indent=None, separators=(",", ":")) + "\n", encoding="utf-8")
+        text = json.dumps(golden_record, indent=None, separators=(",", ":"))
+        path.write_text(text + "\n", encoding="utf-8")
     assert path.exists(), f"missing {path}; run with UPDATE_GOLDEN=1 to create it"
     golden = json.loads(path.read_text(encoding="utf-8"))
     assert record["start"] == golden["start"], "the start position changed"
