@@ -123,7 +123,8 @@ def forged(change) -> str:
     (lambda r: r["debug"]["time_us"].__setitem__(0, True), "not microseconds"),
     (lambda r: r["debug"].__setitem__("script", "<script>"), "unknown field"),
     (lambda r: r["debug"].__setitem__("output", [[1, 0, "x" * (TURN_CHARS + 99), ""]]), "at most"),
-    (lambda r: r["debug"].__setitem__("output", [[1, 0, "x" * 24_000, "y" * 24_000]] * 12), "more than 500,000"),
+    (lambda r: r["debug"].__setitem__("output", [[1, 0, "x" * 24_000, "y" * 24_000]] * 12),
+     "more than 500,000"),
     (lambda r: r["debug"].__setitem__("output", [[1, 7, "x", ""]]), "seat 7"),
     (lambda r: r["debug"].__setitem__("output", [[11, 0, "x", ""]]), "turn 11"),
     (lambda r: r["debug"].__setitem__("output", [[1, 0, {"a": 1}, ""]]), "output is text"),
@@ -162,7 +163,8 @@ def engine_cli(*args: object) -> subprocess.CompletedProcess:
 def test_cli_timing_is_printed_outside_the_json(tmp_path):
     bot = tmp_path / "printer.py"
     bot.write_text(PRINTS_ON_THIRD)
-    common = ["match", "flit", bot, "builtin:greedy", "--preset", "trial", "--seed", 2, "--secret", "s"]
+    common = ["match", "flit", bot, "builtin:greedy", "--preset", "trial", "--seed", 2, "--secret", "s",
+              "--budget", 10_000_000]  # steps, not time: the same game at any load
     done = engine_cli(*common, "--json", "--timing")
     assert done.returncode == 0, done.stderr
     out = json.loads(done.stdout)  # the JSON alone on stdout
