@@ -43,9 +43,10 @@ FIRST_SEED = 1
 SECRET = "bench"
 
 PLACES = {  # where each name lived, lives, or may live: the first that imports wins
-    "run_series": ["engine.play.match", "engine.play.match", "engine.play"],
+    "run_series": ["engine.play.match", "engine.match", "engine.play"],  # engine.match: before 59bc26e
     "InProcessBot": ["engine.bots.native", "engine.bots.inprocess", "engine.bots"],
-    "get_game": ["engine.games.registry", "engine.core.registry", "engine.games", "engine.core"],
+    "get_game": ["engine.games.registry", "engine.registry", "engine.core.registry", "engine.games",
+                 "engine.core"],
 }
 
 
