@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from conftest import ROOMY_MS
+from conftest import READY_TIMEOUT_MS, ROOMY_MS, wait_until
 from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
@@ -31,6 +31,7 @@ def move(view):
     return moves[0] if moves else (0, 0, 0, 0)
 """
 KNOWN_TURN = 5
+REGION = "What the bots printed and answered at this turn"
 
 
 def scrub_to(arena, turn: int) -> None:
@@ -45,7 +46,7 @@ def test_the_scrubbed_turn_shows_output_answer_and_time_and_a_console_line_jumps
     arena.set_bot(2, FIRST, "first")
     arena.run()
 
-    turn_output = arena.page.get_by_role("region", name="What the bots printed and answered at this turn")
+    turn_output = arena.page.get_by_role("region", name=REGION)
     scrub_to(arena, KNOWN_TURN)
     expect(arena.page.locator("#scrub")).to_have_value(str(KNOWN_TURN))
     expect(turn_output.get_by_role("heading")).to_have_text(f"Turn {KNOWN_TURN}")
@@ -81,3 +82,19 @@ def test_the_scrubbed_turn_shows_output_answer_and_time_and_a_console_line_jumps
         assert re.fullmatch(r"\d+\.\d+ ms", cells[2]) and re.fullmatch(r"\d+\.\d+ ms", cells[3]), cells
         assert float(cells[2].split()[0]) <= float(cells[3].split()[0])  # median <= worst
     assert not arena.errors, arena.errors
+
+    # the one-game link made at this turn opens the replayed game at it
+    arena.button("Link to this game").click()
+    url = arena.page.get_by_label("Link to this game", exact=True).input_value()
+    other = arena.page.context.new_page()
+    errors: list[str] = []
+    other.on("pageerror", lambda exc: errors.append(str(exc)))
+    try:
+        other.goto(url)
+        wait_until(other, "window.kothArena && window.kothArena.ready", READY_TIMEOUT_MS)
+        expect(other.get_by_role("status")).to_contain_text("as the link says", timeout=300_000)
+        expect(other.locator("#scrub")).to_have_value(str(KNOWN_TURN))
+        expect(other.get_by_role("region", name=REGION)).to_contain_text("<b>third</b> move of")
+        assert not errors, errors
+    finally:
+        other.close()
