@@ -186,3 +186,19 @@ def test_tournament_json_holds_no_debug_part(tmp_path):
     assert "time_us" not in done.stdout and "debug" not in done.stdout
     replays = sorted((tmp_path / "replays").glob("*.json"))
     assert replays and all("time_us" in json.loads(p.read_text())["records"][0]["debug"] for p in replays)
+
+
+def test_a_game_link_written_natively_may_carry_the_turn_to_open_at():
+    from types import SimpleNamespace
+
+    from engine.bots.entries import entry_from_form
+    from engine.contest.game_link import game_link_fragment, read_game_link
+
+    spec = get_game("flit")
+    tournament = SimpleNamespace(spec=spec, overrides={}, preset="trial", secret="s", budget=None,
+                                 entries=[entry_from_form("builtin:greedy", "flit"),
+                                          entry_from_form("builtin:random", "flit")])
+    result = SimpleNamespace(error=None, seed=3, table=(1, 0), scores=(4, 9))
+    assert read_game_link(game_link_fragment(tournament, result, "game 1", 37))["turn"] == 37
+    for turn in (None, 0, True):  # no turn, or not one: the link opens at the end, as before
+        assert "turn" not in read_game_link(game_link_fragment(tournament, result, "game 1", turn))

@@ -79,7 +79,10 @@ export function renderTurnOutput(container, record, turns, turn, names) {
     items.push(row);
   });
   if (!items.length) items.push(el("p", turn === 0 ? "Nothing printed at the start." : "", "muted"));
-  if (!record.debug) items.push(el("p", "This record has no bots' output or times (a file before schema version 3).", "muted"));
+  if (!record.debug) {
+    items.push(el("p", record.result ? "This record has no bots' output or times (a file before schema version 3)."
+      : "The bots' output and times show here when the game ends; their consoles have the output now.", "muted"));
+  }
   const cut = Array.isArray(debug.cut) ? debug.cut : [];
   const cutNote = cut.map((c, seat) => (Number.isInteger(c) && c > 0 ? `${names[seat] ?? seat + 1}: ${c.toLocaleString("en")}` : ""))
     .filter(Boolean);
