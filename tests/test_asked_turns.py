@@ -96,7 +96,8 @@ def test_asked_turns_play_the_games_the_calls_steps_play(game, source, seats, pr
     asked = run_series(spec, settings, bots(), 5, 2, secret="s",
                        on_event=lambda e: asked_events.append((e.bot, e.stream, e.text, e.line))).document
     assert json.dumps(rules_document(asked)) == json.dumps(rules_document(stepped))  # times differ
-    assert [r["debug"]["output"] for r in asked["records"]] == [r["debug"]["output"] for r in stepped["records"]]
+    printed = [r["debug"]["output"] for r in asked["records"]]
+    assert printed == [r["debug"]["output"] for r in stepped["records"]] and any(printed)
     assert asked_events == stepped_events
     turns = sum(len(r["turns"]) for r in asked["records"])
     assert played == turns > 50
