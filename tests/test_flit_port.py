@@ -61,6 +61,7 @@ def comparable(document: dict) -> list[dict]:
     records = []
     for record in document["records"]:
         record = dict(record, start=dict(record["start"]))
+        record.pop("debug")  # each reply's time: never the same twice
         record["start"].pop("picture", None)
         record["turns"] = [{k: v for k, v in t.items() if k != "picture"} for t in record["turns"]]
         records.append(record)

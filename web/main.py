@@ -179,15 +179,16 @@ class Controller:
                     _post({"type": "turns", "run": run, "index": index, "turns": pending})
                     pending, last_flush = [], now
             elif isinstance(step, BotEvent):
-                _console(run, step)
+                _console(run, step, index)
             elif isinstance(step, GameStarted):
-                header = {k: v for k, v in step.record.items() if k not in ("turns", "result")}
+                header = {k: v for k, v in step.record.items() if k not in ("turns", "result", "debug")}
                 _post({"type": "record_start", "run": run, "index": index, "record": header})
             elif isinstance(step, GameFinished):
                 if pending:
                     _post({"type": "turns", "run": run, "index": index, "turns": pending})
                     pending = []
-                _post({"type": "record_end", "run": run, "index": index, "result": step.record["result"]})
+                _post({"type": "record_end", "run": run, "index": index, "result": step.record["result"],
+                       "debug": step.record.get("debug")})
                 _post({"type": "summary", "run": run, "summary": step.summary})
                 index += 1
         _post({"type": "done", "run": run, "series": document["summary"], "secret": secret,
@@ -254,24 +255,28 @@ def run_settings(spec, request: dict, n_bots: int) -> dict:
     return overrides
 
 
-def _console(run: int, event: BotEvent) -> None:
+def _console(run: int, event: BotEvent, index: int | None = None) -> None:
     """A bot's output or fault for its console; a fault says where (game and turn) in its
-    text, and ``where`` again for the mark on the faulting line in the bot's editor."""
+    text, and ``where`` again for the mark on the faulting line in the bot's editor.
+    ``index`` (the record, as the page numbers them) and ``turn`` take the viewer there."""
     where = event.where() if event.stream in ("fault", "error") else ""
     text = cap_text(event.text, MAX_TEXT)
     _post({"type": "console", "run": run, "bot": event.bot, "stream": event.stream,
            "text": f"{text.rstrip()} ({where})" if where else text, "line": event.line,
-           "where": where or ("loading the bot" if event.stream == "error" else "")})
+           "where": where or ("loading the bot" if event.stream == "error" else ""),
+           "index": index if event.turn is not None else None, "turn": event.turn})
 
 
 def _percentiles(times: list[float]) -> dict:
-    """Median and 95th percentile of a bot's round trips (ms): the page's bench reads them."""
+    """Median, 95th percentile and worst of a bot's round trips (ms): the page's results
+    show the median and the worst, the page's bench reads them."""
     if not times:
-        return {"turns": 0, "median_ms": None, "p95_ms": None}
+        return {"turns": 0, "median_ms": None, "p95_ms": None, "max_ms": None}
     ordered = sorted(times)
     return {"turns": len(ordered), "total_ms": round(sum(ordered), 1),
             "median_ms": round(ordered[len(ordered) // 2], 3),
-            "p95_ms": round(ordered[min(len(ordered) - 1, int(len(ordered) * 0.95))], 3)}
+            "p95_ms": round(ordered[min(len(ordered) - 1, int(len(ordered) * 0.95))], 3),
+            "max_ms": round(ordered[-1], 3)}
 
 
 def _run_secret(value: object) -> str:

@@ -61,11 +61,12 @@ class OutputBudget:
 
     def apply(self, answer: BotAnswer) -> BotAnswer:
         if answer.stdout or answer.stderr:  # most turns print nothing
-            answer.stdout = self._keep(answer.stdout)
-            answer.stderr = self._keep(answer.stderr)
+            answer.stdout = self.keep(answer.stdout)
+            answer.stderr = self.keep(answer.stderr)
         return answer
 
-    def _keep(self, text: str) -> str:
+    def keep(self, text: str) -> str:
+        """What of ``text`` fits in what is left of the budget."""
         if len(text) <= self.left:
             self.left -= len(text)
             return text

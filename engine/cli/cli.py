@@ -30,6 +30,7 @@ from engine.cli.options import (
     progress_bar,
     setting_overrides,
 )
+from engine.cli.timing_text import timing_lines
 from engine.core.randomness import new_secret
 from engine.games.registry import get_game
 from engine.play.match import BotEvent, run_series
@@ -55,6 +56,8 @@ def build_parser() -> argparse.ArgumentParser:
     match.add_argument("--games", type=_positive, default=1, help="number of games (seeds)")
     match.add_argument("--replay", type=Path, metavar="FILE", help="write the replay (JSON) here")
     match.add_argument("--log", action="store_true", help="print the bots' output and faults")
+    match.add_argument("--timing", action="store_true",
+                       help="print each bot's median and worst move time (on stderr with --json)")
     from engine.cli.cli_tournament import add_tournament_command
     add_tournament_command(commands)
     _add_replay_command(commands)
@@ -120,6 +123,9 @@ def run_match(args: argparse.Namespace) -> int:
             for event in logs:
                 where = f" ({event.where()})" if event.stream in ("fault", "error") and event.where() else ""
                 print(f"[{bots[event.bot].name} {event.stream}] {event.text.rstrip()}{where}")
+    if args.timing:
+        lines = timing_lines(document["records"], [b.name for b in bots])
+        print("\n".join(lines), file=sys.stderr if args.json else sys.stdout)
     return 0
 
 

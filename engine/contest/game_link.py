@@ -2,7 +2,8 @@
 
 The page reads these links in ``web/src/game_link.js`` (``readGameLink``): a JSON body
 ``{v: 1, game, preset, settings, seed, secret, budget, bots: [{name, code, language?}],
-scores, label}``, deflate-raw compressed and base64url-encoded without padding. The page
+scores, label, turn?}`` (``turn``: the turn the board opens at), deflate-raw compressed and
+base64url-encoded without padding. The page
 plays that one game again and says whether it came out with the link's scores. This module
 writes the same body for a game of ``engine.contest.tournament``, so a published results site can
 send a reader to any game; ``read_game_link`` undoes it (the tests replay the decoded game
@@ -63,8 +64,9 @@ def bot_of(entry: Any, spec: Any) -> dict:
     return bot
 
 
-def game_link_body(tournament: Any, result: Any, label: str) -> dict:
-    """The link's body for ``result``, a game of ``tournament`` (``engine.contest.tournament``)."""
+def game_link_body(tournament: Any, result: Any, label: str, turn: int | None = None) -> dict:
+    """The link's body for ``result``, a game of ``tournament`` (``engine.contest.tournament``);
+    ``turn`` (from 1): the turn the page's board opens at once the game is played."""
     spec = tournament.spec
     if spec.game_module is not None:
         raise NoLink("an author's game: open it from the challenge's link")
@@ -78,12 +80,13 @@ def game_link_body(tournament: Any, result: Any, label: str) -> dict:
     return {"v": 1, "game": spec.name, "preset": tournament.preset, "settings": settings,
             "seed": result.seed, "secret": tournament.secret, "budget": tournament.budget,
             "bots": [bot_of(tournament.entries[e], spec) for e in result.table],
-            "scores": list(result.scores), "label": label[:MAX_LABEL_CHARS]}
+            "scores": list(result.scores), "label": label[:MAX_LABEL_CHARS],
+            **({"turn": turn} if type(turn) is int and turn >= 1 else {})}
 
 
-def game_link_fragment(tournament: Any, result: Any, label: str) -> str:
+def game_link_fragment(tournament: Any, result: Any, label: str, turn: int | None = None) -> str:
     """``g=DATA``: what follows ``#`` in the page's address; ``NoLink`` when it cannot be one."""
-    return GAME_LINK_PREFIX + pack(game_link_body(tournament, result, label))
+    return GAME_LINK_PREFIX + pack(game_link_body(tournament, result, label, turn))
 
 
 def read_game_link(fragment: str) -> dict:

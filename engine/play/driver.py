@@ -86,12 +86,15 @@ class GameStarted:
 Step = GameStarted | Call | Calls | BotEvent | TurnPlayed
 
 
-def _output(bot: int, answer: BotAnswer) -> list[BotEvent]:
+def _output(bot: int, answer: BotAnswer, turn: int | None = None, game: int | None = None,
+            ) -> list[BotEvent]:
+    """A reply's output as console events; ``turn``: the turn it was printed for (0: the
+    start), so a console line can take the viewer there."""
     events = []
     if answer.stdout:
-        events.append(BotEvent(bot, "stdout", answer.stdout))
+        events.append(BotEvent(bot, "stdout", answer.stdout, None, game, turn))
     if answer.stderr:
-        events.append(BotEvent(bot, "stderr", answer.stderr))
+        events.append(BotEvent(bot, "stderr", answer.stderr, None, game, turn))
     return events
 
 
@@ -123,7 +126,9 @@ def game_steps(spec: GameSpec, settings: Any, plan: GamePlan, bot_names: list[st
         result = load_errors[bot]
         if result is None:
             result = yield Call(bot, "start", message, seat, bot_seed(spec.name, plan.seed, secret, seat))
-            yield from _output(bot, result)
+            if result.stdout or result.stderr:
+                session.debug.printed(0, seat, result.stdout, result.stderr)
+            yield from _output(bot, result, 0, plan.game_number)
         if result.error:
             fault = session.fail_to_start(seat, result.error, result.line)
             if load_errors[bot] is None:  # a load error was reported once, when it happened
@@ -141,10 +146,11 @@ def game_steps(spec: GameSpec, settings: Any, plan: GamePlan, bot_names: list[st
             else:
                 answer = reply.result
                 if answer.stdout or answer.stderr:
-                    yield from _output(bot, answer)
+                    yield from _output(bot, answer, len(session.record["turns"]) + 1, plan.game_number)
                 played = session.submit({seat: Reply(answer.answer, answer.error, answer.line,
                                                      reply.elapsed_ms, reply.no_answer,
-                                                     answer.over_budget, reply.steps_counted)})
+                                                     answer.over_budget, reply.steps_counted,
+                                                     answer.stdout, answer.stderr)})
             if played.faults:
                 turn = len(session.record["turns"])
                 for seat, fault in played.faults.items():
@@ -160,9 +166,11 @@ def game_steps(spec: GameSpec, settings: Any, plan: GamePlan, bot_names: list[st
                 continue
             answer = reply.result
             if answer.stdout or answer.stderr:
-                yield from _output(seats[request.seat], answer)
+                yield from _output(seats[request.seat], answer, len(session.record["turns"]) + 1,
+                                   plan.game_number)
             answers[request.seat] = Reply(answer.answer, answer.error, answer.line, reply.elapsed_ms,
-                                          reply.no_answer, answer.over_budget, reply.steps_counted)
+                                          reply.no_answer, answer.over_budget, reply.steps_counted,
+                                          answer.stdout, answer.stderr)
         played = session.submit(answers)
         if played.faults:
             turn = len(session.record["turns"])
@@ -193,9 +201,10 @@ def _asked_turns(session: GameSession, seats: tuple[int, ...], ask: Ask,
             bot = seats[seat]
             answer = reply.result
             if answer.stdout or answer.stderr:
-                yield from _output(bot, answer)
+                yield from _output(bot, answer, len(session.record["turns"]) + 1, game)
             replies[seat] = Reply(answer.answer, answer.error, answer.line, reply.elapsed_ms,
-                                  reply.no_answer, answer.over_budget, reply.steps_counted)
+                                  reply.no_answer, answer.over_budget, reply.steps_counted,
+                                  answer.stdout, answer.stderr)
         played = submit(replies)
         if played.faults:
             turn = len(session.record["turns"])

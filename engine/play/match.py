@@ -77,15 +77,10 @@ def _play_series(spec: GameSpec, settings: Any, bots: list[Bot], first_seed: int
     limit = settings.time_limit_ms
     turns = [bot.turn for bot in bots]
 
-    def ask(bot: int, message: dict) -> TurnReply:
-        reply = turns[bot](message, limit)
-        result = reply.result
-        if result.stdout or result.stderr:  # most turns print nothing
-            budgets[bot].apply(result)
-        return reply
-
-    steps = series_steps(spec, settings, [b.name for b in bots], first_seed, games, None, secret, ask,
-                         budget)
+    # A turn's reply goes to the session whole (its debug part keeps the game's budget and
+    # says what it cut); what the console is shown of it is cut here, below.
+    steps = series_steps(spec, settings, [b.name for b in bots], first_seed, games, None, secret,
+                         lambda bot, message: turns[bot](message, limit), budget)
     value: Any = None
     try:
         while True:
@@ -96,15 +91,19 @@ def _play_series(spec: GameSpec, settings: Any, bots: list[Bot], first_seed: int
             value = None
             kind = type(step)
             if kind is Call:
-                bot, budget = bots[step.bot], budgets[step.bot]
+                bot, output = bots[step.bot], budgets[step.bot]
                 if step.op == "start":
-                    value = budget.apply(bot.start(step.seat, step.message, step.seed))
+                    value = output.apply(bot.start(step.seat, step.message, step.seed))
                 elif step.op == "end":
-                    value = budget.apply(bot.end())
-                    value.stderr += budget.note()
+                    value = output.apply(bot.end())
+                    value.stderr += output.note()
                 else:  # "load"
                     value = bot.load(spec.name)
             elif isinstance(step, BotEvent):
+                if step.stream in ("stdout", "stderr") and step.turn:  # a turn's output (a
+                    step.text = budgets[step.bot].keep(step.text)  # start's or end's is cut above)
+                    if not step.text:
+                        continue
                 if on_event:
                     on_event(step)
             elif isinstance(step, GameFinished):

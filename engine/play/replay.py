@@ -9,7 +9,9 @@ Record and turn numbers in messages count from 1.
 
 Files of schema version 1 (one seat a turn: ``{"seat", "answer", "fault", ...}``) are read
 by converting each turn to version 2 (``{"seats": [seat], "answers": [answer],
-"faults": [fault], ...}``); ``verify_document`` returns them converted.
+"faults": [fault], ...}``); ``verify_document`` returns them converted. Version 3 is version 2
+with an optional debug part per record (``engine.play.debug_part``): checked for its shape
+and sizes, never by the rules.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from engine.core.randomness import check_secret
 from engine.core.replay_limits import MAX_DEPTH, MAX_DOCUMENT_CHARS
 from engine.core.spec import GameSpec
 from engine.games.registry import get_game
+from engine.play.debug_part import DebugError, check_debug
 from engine.play.series import summarize
 from engine.play.session import MAX_ANSWER_CHARS, SCHEMA_VERSION
 
@@ -35,13 +38,14 @@ MAX_TEXT_CHARS = 1_000_000  # a fault message
 MAX_BUDGET = 10**15  # a record's step budget
 
 RECORD_KEYS = {"schema_version", "kind", "game", "settings", "seed", "secret", "bots", "bot_index",
-               "start", "start_faults", "turns", "result", "budget"}
+               "start", "start_faults", "turns", "result", "budget", "debug"}
 FAULT_KINDS = {kind.value for kind in FaultKind}
 FROZEN, INVALID, TIMEOUT = FaultKind.FROZEN.value, FaultKind.INVALID.value, FaultKind.TIMEOUT.value
 # Faults that count toward freezing a bot; "invalid" counts only where the game says so.
 COUNTED_FAULTS = {FaultKind.ERROR.value, FaultKind.TIMEOUT.value}
 V1_SUMMARY_KEYS = ("games", "mean_scores", "wins")
-READABLE_VERSIONS = (1, SCHEMA_VERSION)
+READABLE_VERSIONS = (1, 2, SCHEMA_VERSION)
+RECORD_VERSIONS = (2, SCHEMA_VERSION)  # a record's turns as the rules read them (1 is upgraded)
 
 
 
@@ -222,11 +226,11 @@ def upgrade_record(record: object) -> object:
             turn = {"seats": [turn["seat"]], "answers": [turn.get("answer")],
                     "faults": [turn.get("fault")], **rest}
         turns.append(turn)
-    return {**record, "schema_version": SCHEMA_VERSION, "turns": turns}
+    return {**record, "schema_version": 2, "turns": turns}
 
 
 def replay_record(record: dict) -> Any:
-    """Re-run a record (version 1 or 2) through the rules; returns the final state, or
+    """Re-run a record (version 1, 2 or 3) through the rules; returns the final state, or
     raises ReplayError."""
     try:
         return _replay(upgrade_record(record))
@@ -243,8 +247,11 @@ def _replay(record: dict) -> Any:
     unknown = set(record) - RECORD_KEYS
     if unknown:
         raise ReplayError(f"unknown record field {_show(sorted(unknown)[0])}")
-    if record.get("schema_version") != SCHEMA_VERSION or record.get("kind") != "game":
-        raise ReplayError(f"a record has schema_version {SCHEMA_VERSION} (or 1) and kind 'game'")
+    version = record.get("schema_version")
+    if version not in RECORD_VERSIONS or type(version) is not int or record.get("kind") != "game":
+        raise ReplayError(f"a record has schema_version {SCHEMA_VERSION} (or 2, or 1) and kind 'game'")
+    if "debug" in record and version != SCHEMA_VERSION:
+        raise ReplayError(f"a debug part is a field of schema_version {SCHEMA_VERSION}")
     spec = _document_game(record.get("game"))
     seed, names = record.get("seed"), record.get("bots")
     if not _is_int(seed) or seed < 0:
@@ -307,6 +314,11 @@ def _replay(record: dict) -> Any:
     difference = _difference(result, state.outcome.to_json(), "result")
     if difference:
         raise ReplayError(f"result differs: {difference}")
+    if "debug" in record:
+        try:
+            check_debug(record["debug"], turns, seats)
+        except DebugError as exc:
+            raise ReplayError(str(exc)) from None
     return state
 
 

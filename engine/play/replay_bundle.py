@@ -6,7 +6,7 @@ series, because in a tournament an entry plays a seed more than once (both seats
 several opponents), which ``engine.play.replay.verify_document`` refuses in a series (a record
 copied twice would count twice). So the file is a bundle::
 
-    {"schema_version": 2, "kind": "tournament", "game": NAME, "entries": [NAME, ...],
+    {"schema_version": 3, "kind": "tournament", "game": NAME, "entries": [NAME, ...],
      "matches": [series, ...]}
 
 ``verify_any`` reads a replay file of any kind, within the one set of caps of
@@ -21,6 +21,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine.core.outcome import unique_winner
+from engine.play.debug_part import FILE_CHARS, within_file_budget
 from engine.play.replay import (
     MAX_BOTS,
     MAX_NAME_CHARS,
@@ -38,8 +39,12 @@ KIND = "tournament"
 
 def tournament_bundle(game: str, entries: list[str], matches: list[dict]) -> dict:
     """The bundle of a tournament's matches (each a series document, in plan order)."""
+    left, kept = FILE_CHARS, []
+    for match in matches:  # the bots' output, within one file's budget (debug_part)
+        records, left = within_file_budget(match.get("records") or [], left)
+        kept.append({**match, "records": records})
     return {"schema_version": SCHEMA_VERSION, "kind": KIND, "game": game, "entries": list(entries),
-            "matches": list(matches)}
+            "matches": kept}
 
 
 def verify_any(text: str) -> dict:

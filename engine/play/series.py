@@ -16,6 +16,7 @@ from typing import Any
 from engine.bots.answer import BotAnswer
 from engine.core.outcome import unique_winner
 from engine.core.spec import GameSpec
+from engine.play.debug_part import FILE_CHARS, within_file_budget
 from engine.play.driver import Ask, BotEvent, Call, GamePlan, Step, game_steps
 from engine.play.session import SCHEMA_VERSION
 
@@ -151,8 +152,11 @@ def series_steps(spec: GameSpec, settings: Any, bots: list[str], first_seed: int
     records: list[dict] = []
     scored: list[dict] = []  # of the seeds every bot has played: the records, fault-free turns left out
     waiting: list[dict] = []  # records of a seed not every bot has played yet
+    output_left = FILE_CHARS  # the bots' output the file keeps in all (debug_part)
     for index, plan in enumerate(plans):
         record = yield from game_steps(spec, settings, plan, bots, load_errors, secret, ask, budget)
+        if record["debug"]["output"]:
+            (record,), output_left = within_file_budget([record], output_left)
         records.append(record)
         waiting.append({**record, "turns": [t for t in record["turns"] if any(t["faults"])]})
         if index + 1 == len(plans) or plans[index + 1].game_number != plan.game_number:

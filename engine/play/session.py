@@ -19,8 +19,9 @@ from engine.bots.answer import cap_text
 from engine.core.errors import AnswerError
 from engine.core.outcome import Fault, FaultKind, Outcome
 from engine.core.spec import GameSpec
+from engine.play.debug_part import MAX_MS, DebugLog, micros
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3  # 3: a record may carry its debug part (engine.play.debug_part)
 MAX_ANSWER_CHARS = 200
 MAX_ERROR_CHARS = 4_000  # a fault's message, in the record and the console
 GAME_ERROR_CHARS = 100_000  # of one seat's fault messages per game; past it, each is short
@@ -46,6 +47,8 @@ class Reply:
     no_answer: bool = False  # nothing before the hard limit: the bot was stopped
     over_budget: bool = False  # ``error`` is the step budget's: a time-out fault
     steps_counted: bool = False  # limited by steps: no soft time limit (the hard one stays)
+    stdout: str = ""  # what the bot printed for this request: for the record's debug part
+    stderr: str = ""
 
 
 @dataclass(slots=True)
@@ -62,6 +65,7 @@ NO_FAULTS: Mapping[int, Fault] = MappingProxyType({})  # a good turn's (shared, 
 NO_SEATS: tuple[int, ...] = ()
 FROZEN_FAULT = Fault(FaultKind.FROZEN, "frozen: not asked")
 NO_REPLY = Reply(no_answer=True)
+NO_REPLIES: Mapping[int, Reply] = MappingProxyType({})
 _READ_ERRORS = (ValueError, TypeError, ArithmeticError, RecursionError, MemoryError)
 
 
@@ -83,6 +87,7 @@ class GameSession:
         self._cursor = [0] * seats  # per seat: how much of the log it has been told
         self._pending: list[Request] | None = None
         self._alone = False  # the pending turn is one seat's alone
+        self.debug = DebugLog(seats)  # each reply's output and time, apart from the rules' part
         self.record: dict = {
             "schema_version": SCHEMA_VERSION,
             "kind": "game",
@@ -97,6 +102,7 @@ class GameSession:
             "start_faults": [0] * seats,
             "turns": [],
             "result": None,
+            "debug": self.debug.part,
         }
 
     # -- start ------------------------------------------------------------------------
@@ -160,6 +166,7 @@ class GameSession:
         observation, parse_answer, record_turn = wire.observation, wire.parse_answer, wire.record_turn
         is_terminal, acting_seats, apply_actions = state.is_terminal, state.acting_seats, state.apply_actions
         limit = self.time_limit_ms
+        times_append = self.debug.times.append
         while not is_terminal():
             seats = acting_seats()
             if len(seats) != 1 or frozen[seats[0]]:
@@ -185,6 +192,8 @@ class GameSession:
                     log.append(changes)
                     turns.append({"seats": [seat], "answers": [answer], "faults": [None],
                                   **record_turn(state, {seat: message}, actions, changes)})
+                    elapsed = reply.elapsed_ms
+                    times_append(int(elapsed * 1000) if 0 <= elapsed < MAX_MS else None)
                     if state.outcome is not None:
                         self._finish()
                     continue
@@ -221,6 +230,9 @@ class GameSession:
                     turn = {"seats": [seat], "answers": [answer], "faults": [None]}
                     turn.update(wire.record_turn(state, {seat: request.message}, actions, changes))
                     self.record["turns"].append(turn)
+                    self.debug.times.append(micros(reply.elapsed_ms))
+                    if reply.stdout or reply.stderr:
+                        self.debug.printed(len(self.record["turns"]), seat, reply.stdout, reply.stderr)
                     if state.outcome is not None:
                         self._finish()
                     return TurnResult(turn, NO_FAULTS, NO_SEATS)
@@ -249,7 +261,7 @@ class GameSession:
         if len(requests) == 1 and not faults and len(seats) == 1:
             seat = requests[0].seat
             try:
-                turn = self._play(seats, messages, answers, faults, actions)
+                turn = self._play(seats, messages, answers, faults, actions, replies)
             except AnswerError as exc:  # the one move was illegal: played as the default
                 fault = Fault(FaultKind.INVALID, str(exc))
                 faults[seat], counted[seat] = fault, state.invalid_is_fault
@@ -260,7 +272,7 @@ class GameSession:
             else:
                 self.consecutive_faults[seat] = 0
                 return TurnResult(turn, NO_FAULTS, NO_SEATS)
-        turn = self._play(seats, messages, answers, faults, actions)
+        turn = self._play(seats, messages, answers, faults, actions, replies)
         frozen_now = []
         for request in requests:
             seat = request.seat
@@ -319,8 +331,10 @@ class GameSession:
         return error
 
     def _play(self, seats: tuple[int, ...], messages: dict[int, dict], answers: dict[int, str | None],
-              faults: dict[int, Fault], actions: dict[int, Any]) -> dict:
-        """Apply the turn once and record it; an ``AnswerError`` leaves nothing changed."""
+              faults: dict[int, Fault], actions: dict[int, Any], replies: Mapping[int, Reply] = NO_REPLIES,
+              ) -> dict:
+        """Apply the turn once and record it (``replies``: of the seats asked, for the debug
+        part); an ``AnswerError`` leaves nothing changed."""
         state = self.state
         changes = state.apply_actions(actions)
         self._log.append(changes)
@@ -334,9 +348,24 @@ class GameSession:
                     "faults": [faults[s].to_json() if s in faults else None for s in seats]}
         turn.update(self.wire.record_turn(state, messages, actions, changes))
         self.record["turns"].append(turn)
+        self._note_replies(seats, messages, replies)
         if state.is_terminal():
             self._finish()
         return turn
+
+    def _note_replies(self, seats: Sequence[int], messages: Mapping[int, dict],
+                      replies: Mapping[int, Reply]) -> None:
+        """The debug part of the turn just recorded: each seat's time (None: not asked) and
+        output."""
+        debug, number = self.debug, len(self.record["turns"])
+        for seat in seats:
+            reply = replies.get(seat) if seat in messages else None
+            if type(reply) is not Reply:
+                debug.times.append(None)
+                continue
+            debug.times.append(micros(reply.elapsed_ms))
+            if reply.stdout or reply.stderr:
+                debug.printed(number, seat, reply.stdout, reply.stderr)
 
     def _freeze(self, seat: int) -> None:
         self.frozen[seat] = True

@@ -24,6 +24,8 @@ from pathlib import Path
 
 import pytest
 
+from engine.play.debug_part import rules_part
+
 pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -127,7 +129,7 @@ def test_every_game_of_random_fields_is_the_native_one(arena, tmp_path):
             page_records = _page_records(arena, len(expected["games"]))
             label = f"{mode} Workers, {parallel} at once, {names}, seed {challenge['seed']}"
             for index, (mine, theirs) in enumerate(zip(page_records, records, strict=True)):
-                if mine != theirs:
+                if rules_part(mine) != rules_part(theirs):  # each reply's time and output apart
                     failures.append(f"{label}: game {index + 1} ({' vs '.join(mine['bots'])}) differs, "
                                     f"{_first_difference(mine, theirs)}")
             if got != expected and not failures:

@@ -8,6 +8,7 @@
 // one game with the engine (a run of its own: the visitor's bots, settings and field are not
 // touched) and says whether it came out as the link says; under a step budget it does on
 // every machine, under a wall-clock limit a time-out may differ, and the page says so.
+// It may carry a turn to open the board at (`turn`, from 1: the turn on show when it was made).
 // The link is untrusted: packed like a challenge link (web/src/challenge_link.js: deflate-raw,
 // base64url, 16 MB unpacked at most) and every field checked here before anything runs.
 
@@ -20,6 +21,7 @@ const MAX_NAME_CHARS = 100;
 const MAX_SECRET_CHARS = 256;
 const MAX_LABEL_CHARS = 200;
 const MAX_SEED = 2 ** 53 - 1;
+const MAX_TURN = 2_000_000; // engine/play/replay.py MAX_TOTAL_TURNS
 
 const isObj = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
 const isCount = (v, lo = 0) => Number.isSafeInteger(v) && v >= lo;
@@ -27,12 +29,12 @@ const isCount = (v, lo = 0) => Number.isSafeInteger(v) && v >= lo;
 // The link's data for the game of `record` (a finished record: game, seed, secret, settings,
 // bots) given how it was played: `context` = {preset, budget, bots: {name: {code, language}}}.
 // Returns the link's data (after "#g=") or throws LinkError naming what is missing.
-export async function gameLinkData(record, context, label) {
-  const body = gameLinkBody(record, context, label);
+export async function gameLinkData(record, context, label, turn = null) {
+  const body = gameLinkBody(record, context, label, turn);
   return packChallenge(body);
 }
 
-export function gameLinkBody(record, context, label) {
+export function gameLinkBody(record, context, label, turn = null) {
   if (!isObj(record) || !Array.isArray(record.bots) || !isObj(record.result)) {
     throw new LinkError("the game has not finished");
   }
@@ -52,6 +54,7 @@ export function gameLinkBody(record, context, label) {
     secret: typeof record.secret === "string" ? record.secret : null, budget: context.budget ?? null,
     bots, scores: Array.isArray(record.result.scores) ? record.result.scores : null,
     label: String(label || "").slice(0, MAX_LABEL_CHARS),
+    ...(isCount(turn, 1) && turn <= MAX_TURN ? { turn } : {}),
   };
 }
 
@@ -109,8 +112,12 @@ export function checkGameLink(body, specs) {
   const scores = Array.isArray(body.scores) && body.scores.length <= MAX_LINK_BOTS
     && body.scores.every((s) => typeof s === "number" && Number.isFinite(s)) ? body.scores : null;
   const label = typeof body.label === "string" ? body.label.slice(0, MAX_LABEL_CHARS) : "";
+  const turn = body.turn ?? null;
+  if (turn !== null && (!isCount(turn, 1) || turn > MAX_TURN)) {
+    throw new LinkError(`its turn is not a whole number from 1 to ${MAX_TURN.toLocaleString("en")}`);
+  }
   return { game: spec.name, title: spec.title || spec.name, preset: body.preset, settings, seed: body.seed,
-    secret: body.secret, budget: body.budget, bots, scores, label };
+    secret: body.secret, budget: body.budget, bots, scores, label, turn };
 }
 
 // The run request that plays the linked game (web/main.py Controller.run): one game, the

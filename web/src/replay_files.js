@@ -1,7 +1,7 @@
 // Replay files out of the page, and back in by drag-and-drop; the one-game link's button.
 //
 // What the viewer shows is saved in the engine's replay format (engine/play/replay.py, schema
-// version 2): the game on show as a "game" document (its record as the engine wrote it), or
+// version 3): the game on show as a "game" document (its record as the engine wrote it), or
 // every game on show as a "series" (its records and bots; the summary is left for the
 // reader to recompute). `python -m engine replay FILE` and the page's Open replay… read
 // both, re-running every turn through the rules. A tournament's games as one file come from
@@ -14,7 +14,7 @@
 
 import { gameLinkData, GAME_LINK_PREFIX } from "./game_link.js";
 
-const SCHEMA_VERSION = 2;
+const SCHEMA_VERSION = 3; // 3: a record may carry its debug part (engine/play/debug_part.py)
 
 // Saves text as a file the browser downloads.
 export function saveText(name, text, type = "application/json") {
@@ -126,7 +126,7 @@ export class ReplayFiles {
     let data;
     try {
       const label = this.viewer.labels[this.viewer.current] || `Game of seed ${record.seed}`;
-      data = await gameLinkData(record, this.hooks.linkContext(record), label);
+      data = await gameLinkData(record, this.hooks.linkContext(record), label, this.viewer.t); // opens at this turn
     } catch (e) {
       return this.hooks.error(`No link to this game: ${e.message}.`);
     }

@@ -128,3 +128,28 @@ function perGameTable(botNames, games, byWins) {
   }
   return frag;
 }
+
+// Each bot's median and worst move time (the controller's `done` event: per bot {turns,
+// median_ms, max_ms}, the round trip of each move), as a table under the results.
+export function renderTiming(container, botNames, timing) {
+  container.querySelector("table.timing")?.remove();
+  if (!Array.isArray(timing) || !botNames.length) return;
+  const table = document.createElement("table");
+  table.className = "timing";
+  table.append(cell("caption", "Move time (wall clock, each move's round trip)"));
+  const thead = document.createElement("thead");
+  const hr = document.createElement("tr");
+  ["Bot", "Moves", "Median", "Worst"].forEach((h) => hr.append(cell("th", h, { scope: "col" })));
+  thead.append(hr);
+  const tbody = document.createElement("tbody");
+  const msText = (v) => (isScore(v) ? `${v < 10 ? v.toFixed(3) : v.toFixed(1)} ms` : "—");
+  botNames.forEach((name, i) => {
+    const t = timing[i] && typeof timing[i] === "object" ? timing[i] : {};
+    const tr = document.createElement("tr");
+    tr.append(cell("th", name, { scope: "row" }));
+    [isScore(t.turns) ? String(t.turns) : "0", msText(t.median_ms), msText(t.max_ms)].forEach((v) => tr.append(cell("td", v)));
+    tbody.append(tr);
+  });
+  table.append(thead, tbody);
+  container.append(table);
+}

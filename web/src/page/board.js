@@ -2,7 +2,8 @@
 // own view on demand (games whose renderer has seatView), and the results table.
 
 import { Viewer } from "../viewer.js";
-import { renderResults } from "../results.js";
+import { renderResults, renderTiming } from "../results.js";
+import { renderTurnOutput } from "../turn_output.js";
 import * as storage from "../storage.js";
 
 export function createBoard(app) {
@@ -49,7 +50,14 @@ export function createBoard(app) {
     els.seatViews.replaceChildren(heading, buttons, list);
   }
 
+  // Each frame: what the bots printed and answered at its turn, then their own views.
   viewer.onFrame = (frame, names) => {
+    const track = frame ? viewer.track : null;
+    renderTurnOutput($("turn-output"), track && track.record, track && track.turns, frame ? frame.turn : null, names);
+    seatViewsOfFrame(frame, names);
+  };
+
+  function seatViewsOfFrame(frame, names) {
     const renderer = viewer.renderer;
     if (!frame || !renderer || typeof renderer.seatView !== "function") {
       if (viewSeats) { els.seatViews.replaceChildren(); viewSeats = ""; openViews.clear(); }
@@ -77,12 +85,23 @@ export function createBoard(app) {
       return fig;
     });
     list.replaceChildren(...shown);
-  };
+  }
   viewer.onDrawError = (message) => app.status.error(`The board could not draw a frame: ${message}.`);
 
   return {
     viewer,
     showResults(names, summary, note) { renderResults(els.results, names, summary, note); },
+    // Each bot's median and worst move time, under the results (the run's `done` event).
+    showTiming(names, timing) { renderTiming(els.results, names, timing); },
+    // A console line's record and turn on the board; false when that record is not on show.
+    jumpTo(index, turn) {
+      if (!viewer.tracks[index]) return false;
+      if (viewer.current !== index) viewer.selectRecord(index);
+      viewer.step(0);
+      viewer.seek(turn);
+      $("board-area").scrollIntoView({ block: "nearest" });
+      return true;
+    },
     // A checked series (a replay file, a tournament's game) on the board; label names it in errors.
     showSeries(series, label) {
       const spec = store.specOf(series.game);

@@ -77,6 +77,7 @@ export function createBotPanels(app) {
       setTimeout(() => { pasted = null; }, 0); // the editor inserts it in this event, or not at all
     }, true);
     const panel = { root, name, ex, editor, console: new BotConsole(con) };
+    panel.console.onJump = (record, turn) => app.board.jumpTo(record, turn);
     panel.python2 = python2Panel(root, i, editor);
     name.addEventListener("input", () => {
       store.botsOf(game())[i].name = name.value;

@@ -54,13 +54,21 @@ export function createRuns(app) {
       }
       case "record_end": {
         const rec = run.records[m.index];
-        if (rec) rec.result = m.result;
-        if (run.viewing) viewer.recordEnd(m.index, m.result);
+        if (rec) {
+          rec.result = m.result;
+          if (m.debug && typeof m.debug === "object") rec.debug = m.debug; // each bot's output and times
+        }
+        if (run.viewing) {
+          if (rec && viewer.tracks[m.index]) viewer.tracks[m.index].record.debug = rec.debug;
+          viewer.recordEnd(m.index, m.result);
+        }
         break;
       }
       case "console": {
         const p = run.link ? null : app.panels.list[m.bot]; // a linked game's bots are not the panels'
-        if (p) p.console.write(m.stream || "stdout", m.text, m.line ?? null);
+        // a line printed or faulted at a turn takes the viewer there (board.jumpTo)
+        const at = run.viewing && Number.isInteger(m.index) && Number.isInteger(m.turn) ? [m.index, m.turn] : null;
+        if (p) p.console.write(m.stream || "stdout", m.text, m.line ?? null, at);
         if (p && Number.isInteger(m.line) && (m.stream === "fault" || m.stream === "error")) {
           p.editor.markFault(m.line, m.where || m.stream);
         }
@@ -90,7 +98,10 @@ export function createRuns(app) {
         run.summary = s;
         const secretNote = typeof m.secret === "string" ? `secret ${m.secret}` : "";
         rememberRunSecret(run.key, m.secret);
-        if (run.viewing) app.board.showResults(run.names, s, secretNote);
+        if (run.viewing) {
+          app.board.showResults(run.names, s, secretNote);
+          app.board.showTiming(run.names, m.timing);
+        }
         app.status.progress(1, "Series progress");
         app.status.set(`Finished: ${describeSummary(run.names, s)}${secretNote ? ` Run with ${secretNote}.` : ""}`);
         if (run.link) linkedGameDone(run.link, s);
@@ -253,6 +264,7 @@ export function createRuns(app) {
     const [same, text] = verdict(game, first ? first.scores : null);
     if (same) app.status.set(text);
     else app.status.error(text);
+    if (Number.isInteger(game.turn)) app.board.jumpTo(0, game.turn); // the turn the link was made at
   }
 
   els.form.addEventListener("submit", (e) => { e.preventDefault(); start(); });
