@@ -41,7 +41,7 @@ HELPERS = """() => {
       return el.value === String(value);
     },
     status: () => document.querySelector("[role=status]").innerText,
-    rows: () => [...document.querySelectorAll("#results tbody tr")].map(
+    rows: () => [...document.querySelectorAll("#results table.results > tbody > tr")].map(
       (r) => [...r.querySelectorAll("th, td")].map((c) => c.innerText.trim())),
     console: (n) => {
       const log = document.querySelector(`[role=log][aria-label="Bot ${n} console"]`);
