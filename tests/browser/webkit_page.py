@@ -47,8 +47,8 @@ def _start_display() -> tuple[subprocess.Popen, str]:
     if shutil.which("Xvfb") is None:
         raise WebKitError("Xvfb not found: install Debian's 'xvfb' package (scripts/test does)")
     read, write = os.pipe()
-    xvfb = subprocess.Popen(["Xvfb", "-displayfd", str(write), "-screen", "0", "1280x1024x24", "-nolisten", "tcp"],
-                            pass_fds=(write,), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    command = ["Xvfb", "-displayfd", str(write), "-screen", "0", "1280x1024x24", "-nolisten", "tcp"]
+    xvfb = subprocess.Popen(command, pass_fds=(write,), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     os.close(write)
     number = b""
     timer = threading.Timer(60, xvfb.kill)
@@ -89,7 +89,9 @@ class WebKit:
         self.lock = threading.RLock()
         self.first_window = self.driver.current_window_handle
 
-    def open(self, url: str) -> WebKitPage:
+    def open(self, url: str, fresh: bool = False) -> WebKitPage:
+        if fresh:
+            raise NotImplementedError("one WebKit profile per session: a fresh one is not implemented")
         with self.lock:
             if self.first_window is not None:
                 handle, self.first_window = self.first_window, None
