@@ -73,14 +73,15 @@ class WebKit:
         from selenium.webdriver.webkitgtk.service import Service
 
         self.display, display = _start_display()
-        options = webdriver.WebKitGTKOptions()
-        options.binary_location = MINIBROWSER
-        options.add_argument("--automation")
-        service = Service(executable_path=WEBKIT_DRIVER, env={**os.environ, "DISPLAY": display})
         try:
+            options = webdriver.WebKitGTKOptions()
+            options.binary_location = MINIBROWSER
+            options.add_argument("--automation")
+            service = Service(executable_path=WEBKIT_DRIVER, env={**os.environ, "DISPLAY": display})
             self.driver = webdriver.WebKitGTK(options=options, service=service)
-        except Exception:
+        except BaseException:
             self.display.kill()
+            self.display.wait()
             raise
         self.driver.set_script_timeout(COMMAND_TIMEOUT_S)
         self.driver.set_page_load_timeout(COMMAND_TIMEOUT_S)
