@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 from firefox_page import firefox  # noqa: F401  (the session's one Firefox, for test_firefox_*.py)
 from playwright.sync_api import expect
+from webkit_page import webkit  # noqa: F401  (the session's one WebKit, for test_webkit_*.py)
 
 ROOT = Path(__file__).resolve().parents[2]
 RESULTS_DIR = ROOT / "test-results"

@@ -30,6 +30,9 @@ def test_infinite_loop_times_out_and_page_stays_responsive(open_arena, isolated_
     assert isolated is isolation
     if not isolation:
         expect(arena.status).to_contain_text("Not cross-origin isolated")
+    else:  # Chromium shares memory with Workers (WebKitGTK does not: test_webkit_page.py)
+        assert "shares no memory" not in arena.status.inner_text()
+        assert "Ready" in arena.status.inner_text()
 
     arena.setup(game="flit", games=1, seed=8, time_limit_ms=LOOP_LIMIT_MS)
     arena.set_bot(1, LOOPING_BOT, name="spinner")

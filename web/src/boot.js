@@ -4,8 +4,10 @@
 // (snapshot_fetch.js), handed to the controller when it is in. app.js takes the controller
 // over (window.kothBoot.take()) with the messages it sent meanwhile. Inside a Stack Snippet
 // this script does not run: app.js starts the controller, which fetches what it needs.
+import { canShareMemory } from "./shared_memory.js";
+
 performance.mark("controller-started");
-const stopFlag = self.crossOriginIsolated ? new Int32Array(new SharedArrayBuffer(4)) : null;
+const stopFlag = canShareMemory() ? new Int32Array(new SharedArrayBuffer(4)) : null;
 const early = [];
 const keep = (event) => early.push(event);
 // config.json, written into this script by scripts/build.py

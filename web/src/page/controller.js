@@ -5,6 +5,7 @@
 import * as storage from "../storage.js";
 import { startModuleWorker } from "../embedded_worker.js";
 import { onPython2Message } from "../python2.js";
+import { canShareMemory } from "../shared_memory.js";
 import { validSpecs } from "./store.js";
 
 export function createController(app) {
@@ -14,7 +15,7 @@ export function createController(app) {
   // Stop: the controller may be blocked waiting for a bot (shared-memory mode), where it
   // cannot read messages: it looks at this flag (the run to stop) between short waits.
   const stopFlag = booted ? booted.stopFlag
-    : self.crossOriginIsolated ? new Int32Array(new SharedArrayBuffer(4)) : null;
+    : canShareMemory() ? new Int32Array(new SharedArrayBuffer(4)) : null;
   let starts = 0; // controller Workers started (a replaced one counts again)
   // Leaving the page: stop Python at once rather than leave it to the browser's teardown.
   window.addEventListener("pagehide", () => { if (worker) worker.terminate(); });
@@ -131,7 +132,11 @@ export function createController(app) {
     // a replaced Worker lost earlier checks
     app.panels.list.slice(0, store.botCount()).forEach((panel) => panel.python2.check());
     let text = m.message || "Python is ready.";
-    if (m.isolated === false) text += " (Not cross-origin isolated: a bot stuck in a loop is stopped by restarting its Worker.)";
+    if (m.isolated === false) {
+      text += self.crossOriginIsolated ? " (Cross-origin isolated, but this browser shares no memory with Workers: "
+        + "bots run as in a page that is not isolated, and a bot stuck in a loop is stopped by restarting its Worker.)"
+        : " (Not cross-origin isolated: a bot stuck in a loop is stopped by restarting its Worker.)";
+    }
     if (!store.run) {
       app.status.set(text);
       app.status.progress(1, "Loading progress");

@@ -3,6 +3,7 @@
 // an exception in the engine is turned into the reply's `error`, never thrown at the page.
 // Requests that need Python wait in a queue until it is ready (pythonReady).
 
+import { isShared } from "../shared_memory.js";
 import { ctl, pageInit, snapshotFromBoot } from "./state.js";
 import { bindPython as bindRuns, pythonReady as runsReady, requestRun, stopRun } from "./run_loop.js";
 
@@ -126,7 +127,7 @@ function python2Request(data) {
 }
 
 function init(data) {
-  if (data.stopFlag instanceof Int32Array && data.stopFlag.buffer instanceof SharedArrayBuffer) {
+  if (data.stopFlag instanceof Int32Array && isShared(data.stopFlag.buffer)) {
     ctl.stopFlag = data.stopFlag;
   }
   if (data.siteFiles && typeof data.siteFiles === "object") ctl.siteFiles = data.siteFiles;

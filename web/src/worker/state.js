@@ -3,8 +3,9 @@
 // going on. One object (`ctl`), so that each module of the Worker reads the current value.
 
 import { startModuleWorker } from "../embedded_worker.js";
+import { canShareMemory } from "../shared_memory.js";
 
-export const isolated = self.crossOriginIsolated === true;
+export const isolated = canShareMemory();
 export const STOPPED = Symbol("stopped");
 
 export const ctl = {
