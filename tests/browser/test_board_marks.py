@@ -1,0 +1,87 @@
+"""Marks on the board in the page (issue 22, item 3): a function bot's ``view.mark`` and a script
+bot's ``#mark`` stderr lines are drawn at their turn, listed as text (never markup), and a
+checkbox per bot hides and shows that bot's marks."""
+from __future__ import annotations
+
+import pytest
+from conftest import ROOMY_MS
+from playwright.sync_api import expect
+from test_turn_output import scrub_to
+
+pytestmark = pytest.mark.browser
+
+# Marks (2, 5) on its 3rd move: as bot 1 in game 1 it has seat 0, so that is turn 5.
+MARKER = """\
+def move(view):
+    if view.turn == 3:
+        view.mark(2, 5, "red", "look <b>here</b>")
+    moves = view.moves()
+    return moves[0] if moves else (0, 0, 0, 0)
+"""
+# A script bot (stream mode): marks the square it moves to, "turn N" on its Nth move.
+SCRIPT = """\
+import sys
+_, size, players, me = input().split()
+size, me = int(size), int(me)
+board = {}
+turn = 0
+while True:
+    line = input()
+    if line != "M":
+        x, y, c = map(int, line.split())
+        board[x, y] = c
+        continue
+    turn += 1
+    mine = [p for p, c in board.items() if c == me]
+    move = None
+    for (x, y) in mine:
+        for dst in (((x + 1) % size, y), ((x - 1) % size, y), (x, (y + 1) % size), (x, (y - 1) % size)):
+            if board.get(dst, 0) == 0 and any(p != (x, y) for p in mine):
+                move = (next(p for p in mine if p != (x, y)), dst)
+    if move:
+        (x0, y0), (x1, y1) = move
+        print(f"#mark {x1} {y1} #00aa00 turn {turn}", file=sys.stderr, flush=True)
+        print(x0, y0, x1, y1, flush=True)
+    else:
+        print("0 0 0 0", flush=True)
+"""
+REGION = "The bots' marks on the board"
+
+
+def board_pixels(arena) -> str:
+    return arena.page.locator("#board").evaluate("(c) => c.toDataURL()")
+
+
+def test_marks_of_a_function_bot_and_a_script_bot_show_at_their_turn_and_toggle(arena):
+    arena.setup(game="flit", games=1, seed=5, time_limit_ms=ROOMY_MS)
+    arena.set_bot(1, MARKER, "marker")
+    arena.set_bot(2, SCRIPT, "script")
+    arena.run()
+    record = arena.records()[0]
+    marks = record["debug"]["marks"]
+    assert [5, 0, [2, 5], "red", "look <b>here</b>"] in marks
+    script_first = next(m for m in marks if m[1] == 1)
+    assert script_first[0] == 2 and script_first[3:] == ["#00aa00", "turn 1"]
+    answer = record["turns"][1]["answers"][0].split()
+    assert script_first[2] == [int(answer[2]), int(answer[3])]  # the square it moved to
+
+    region = arena.page.get_by_role("region", name=REGION)
+    items = region.get_by_role("listitem")
+    scrub_to(arena, 2)
+    expect(items).to_have_text([f"script: ({answer[2]}, {answer[3]}) #00aa00 \"turn 1\""])
+    scrub_to(arena, 5)
+    expect(items).to_have_text(['marker: (2, 5) red "look <b>here</b>"'])  # the text, not markup
+    assert region.locator("b").count() == 0
+    shown = board_pixels(arena)
+
+    toggle = region.get_by_role("checkbox", name="marks of 1 marker")
+    toggle.focus()
+    arena.page.keyboard.press("Space")  # reachable by keyboard
+    expect(toggle).not_to_be_checked()
+    expect(items).to_have_count(0)
+    assert board_pixels(arena) != shown  # the mark is no longer drawn
+    toggle.click()
+    expect(items).to_have_count(1)
+    assert board_pixels(arena) == shown
+    scrub_to(arena, 6)  # not a turn the marker marked
+    expect(items.filter(has_text="marker:")).to_have_count(0)
