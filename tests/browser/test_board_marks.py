@@ -85,3 +85,52 @@ def test_marks_of_a_function_bot_and_a_script_bot_show_at_their_turn_and_toggle(
     assert board_pixels(arena) == shown
     scrub_to(arena, 6)  # not a turn the marker marked
     expect(items.filter(has_text="marker:")).to_have_count(0)
+
+
+ATOMAS_MARKER = """\
+def move(view):
+    view.mark(0, "blue", "first")
+    return "0 n" if view.atom == "-" else 0
+"""
+ABOT_MARKER = """\
+def move(view):
+    view.mark(1, 2, "cyan", "up right")
+    return "rest"
+"""
+
+
+def native_record(game: str, source: str, **settings) -> dict:
+    """A natively played record (an in-process function bot) with its marks."""
+    from engine.bots.native import InProcessBot
+    from engine.games.registry import get_game
+    from engine.play.match import run_series
+
+    spec = get_game(game)
+    document = run_series(spec, spec.settings(time_limit_ms=60_000, **settings),
+                          [InProcessBot("marker", source)] * (1 if spec.side_by_side else 2), 1, 1,
+                          secret="s").document
+    return document["records"][0]
+
+
+@pytest.mark.parametrize(("game", "source", "settings", "shown"), [
+    ("atomas", ATOMAS_MARKER, {"max_moves": 3}, 'marker: (0) blue "first"'),
+    ("abotcalypse", ABOT_MARKER, {"max_turns": 3, "players": 2, "width": 48, "height": 24}, None),
+])
+def test_atomas_and_abotcalypse_marks_show_on_their_board(arena, game, source, settings, shown):
+    record = native_record(game, source, **settings)
+    mark = record["debug"]["marks"][0]
+    assert mark[0] == 1
+    if shown is None:  # aBOTcalypse: the cell up and right of where the bot stood
+        x, y = record["start"]["bots"][mark[1]][:2]
+        assert mark[2] == [x + 1, y + 2]
+        shown = f'marker: ({x + 1}, {y + 2}) cyan "up right"'
+    page = arena.page
+    page.evaluate("(rec) => window.kothArena.viewer.load({renderer: rec.game, bots: rec.bots, "
+                  "records: [rec]})", record)
+    region = page.get_by_role("region", name=REGION)
+    scrub_to(arena, 1)
+    expect(region.get_by_role("listitem").first).to_have_text(shown)
+    drawn = board_pixels(arena)
+    region.get_by_role("checkbox").first.uncheck()
+    expect(region.get_by_role("listitem").filter(has_text=shown)).to_have_count(0)
+    assert board_pixels(arena) != drawn
