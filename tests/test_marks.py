@@ -202,3 +202,65 @@ def forged(change) -> str:
 def test_the_reader_checks_marks_as_untrusted(marks, message):
     with pytest.raises(ReplayError, match=message):
         verify_document(forged(lambda debug: debug.__setitem__("marks", marks)))
+
+
+# An author's game, hosted in its own process: its marks are the picture's (x, y) squares.
+GRID = '''"""Grid: say a number; a mark names a square of the 4x4 picture."""
+NAME = "grid"
+TITLE = "Grid"
+PLAYERS = (2, 2)
+SETTINGS = {"rounds": 3, "time_limit_ms": 60000}
+EXAMPLES = {"marker": "import sys\\ndef move(view):\\n"
+                      "    print('#mark 1 2 red hi', file=sys.stderr)\\n    return 1\\n"}
+
+
+class Game:
+    def __init__(self, settings, rng):
+        self.round, self.rounds = 0, settings.rounds
+
+    def acting_seats(self):
+        return [self.round % 2]
+
+    def observation(self, seat, since):
+        return {"round": self.round}
+
+    def parse_answer(self, text, seat):
+        return int(text)
+
+    def default_action(self, seat):
+        return 0
+
+    def apply_actions(self, actions):
+        self.round += 1
+        return []
+
+    def over(self):
+        return "done" if self.round >= 2 * self.rounds else None
+
+    def scores(self):
+        return [0, 0]
+
+    def draw(self):
+        return {"width": 4, "height": 4}
+
+    def mark_cells(self, seat, where):
+        x, y = where
+        return (x, y) if 0 <= x < 4 and 0 <= y < 4 else None
+'''
+GRID_SCRIPT = ('import sys\ninput()\nprint("#mark 3 0 blue s", file=sys.stderr)\n'
+               'print("#mark 9 9 blue off", file=sys.stderr)\nprint(2)\n')
+
+
+def test_an_authors_hosted_game_places_its_bots_marks(tmp_path, capsys):
+    from engine.cli import cli
+
+    game, script, replay = tmp_path / "grid.py", tmp_path / "script.py", tmp_path / "grid.json"
+    game.write_text(GRID)
+    script.write_text(GRID_SCRIPT)
+    code = cli.main(["match", "--game-file", str(game), "builtin:marker", str(script), "--seed", "1",
+                     "--secret", "S", "--replay", str(replay)])
+    assert code == 0, capsys.readouterr().err
+    (record,) = json.loads(replay.read_text())["records"]
+    assert record["debug"]["marks"] == [[1, 0, [1, 2], "red", "hi"], [2, 1, [3, 0], "blue", "s"],
+                                        [3, 0, [1, 2], "red", "hi"], [4, 1, [3, 0], "blue", "s"],
+                                        [5, 0, [1, 2], "red", "hi"], [6, 1, [3, 0], "blue", "s"]]

@@ -30,6 +30,7 @@ PALETTE = ("red", "green", "blue", "orange", "purple", "cyan", "magenta", "yello
 _HEX = re.compile(r"#[0-9a-fA-F]{6}")
 _INT = re.compile(rf"-?[0-9]{{1,{WHERE_DIGITS}}}")
 
+MAX_CELL = 10**6  # a placed mark's numbers are below it in size
 Mark = tuple[tuple[int, ...], str, str]  # (where, colour, text)
 
 
@@ -67,6 +68,15 @@ def parse_marks(stderr: str, limit: int = TURN_MARKS) -> list[Mark]:
             if len(marks) >= limit:
                 break
     return marks
+
+
+def mark_cells_of(value: object) -> tuple[int, ...] | None:
+    """A game's answer to where a mark points, checked: a whole number or 1 to ``WHERE_INTS``
+    of them, each below ``MAX_CELL`` in size; None for anything else (the mark is dropped)."""
+    cells = (value,) if type(value) is int else value if isinstance(value, (tuple, list)) else ()
+    if 0 < len(cells) <= WHERE_INTS and all(type(c) is int and -MAX_CELL < c < MAX_CELL for c in cells):
+        return tuple(cells)
+    return None
 
 
 def mark_line(where: object, colour: str, text: object = "") -> str:

@@ -27,7 +27,7 @@ from typing import Any
 
 from engine.bots.answer import GAME_OUTPUT_CHARS, cap_text, cut_marker
 from engine.bots.reply import MAX_OUTPUT_CHARS
-from engine.core.marks import GAME_MARKS, TEXT_CHARS, TURN_MARKS, WHERE_INTS, is_colour
+from engine.core.marks import GAME_MARKS, MAX_CELL, TEXT_CHARS, TURN_MARKS, WHERE_INTS, is_colour
 from engine.core.replay_limits import MAX_DOCUMENT_CHARS
 
 TURN_CHARS = MAX_OUTPUT_CHARS  # one stream of one reply (the reply checker's cap)
@@ -38,7 +38,6 @@ MAX_MS = MAX_TIME_US / 1000
 _SLACK = len(cut_marker(10**12))  # the cut marker cap_text adds to a capped text
 DEBUG_KEYS = ("time_us", "output", "cut", "marks")
 MARK_CHARS = 40  # what a mark counts toward a file's output budget, beside its text
-MAX_CELL = 10**6  # a mark's cell numbers are below it (in size)
 
 
 class DebugError(ValueError):

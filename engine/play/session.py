@@ -17,7 +17,7 @@ from typing import Any
 
 from engine.bots.answer import cap_text
 from engine.core.errors import AnswerError
-from engine.core.marks import parse_marks
+from engine.core.marks import mark_cells_of, parse_marks
 from engine.core.outcome import Fault, FaultKind, Outcome
 from engine.core.spec import GameSpec
 from engine.play.debug_part import MAX_MS, DebugLog, micros
@@ -371,11 +371,11 @@ class GameSession:
         marks = []
         for where, colour, text in parse_marks(stderr):
             try:
-                cells = place(self.state, seat, where)
+                cells = mark_cells_of(place(self.state, seat, where))
             except (TypeError, ValueError, IndexError):
                 continue
             if cells is not None:
-                marks.append((tuple(cells), colour, text))
+                marks.append((cells, colour, text))
         return marks
 
     def _note_replies(self, seats: Sequence[int], messages: Mapping[int, dict],
