@@ -87,12 +87,13 @@ def check_info(info: object) -> dict:
             isinstance(k, str) and _KEY.match(k) and not k.startswith("_") and isinstance(v, str)
             and 0 < len(v) <= MAX_EXAMPLE_CHARS for k, v in examples.items()):
         raise GameInfoError(f"examples are at most {MAX_EXAMPLES} bots by name, each a source")
-    if not isinstance(info.get("argv"), bool) or not isinstance(info.get("replay_check"), bool):
-        raise GameInfoError("argv and replay_check are true or false")
+    if not isinstance(info.get("argv"), bool) or not isinstance(info.get("replay_check"), bool) \
+            or not isinstance(info.get("marks"), bool):
+        raise GameInfoError("argv, replay_check and marks are true or false")
     _match(info.get("renderer"), _RENDERER, "renderer")
     expected = {"name", "title", "summary", "rules", "players", "alone", "settings", "fields", "presets",
                 "default_preset", "scoring", "script_mode", "fault_limit", "invalid_is_fault", "max_turns",
-                "examples", "argv", "renderer", "replay_check"}
+                "examples", "argv", "renderer", "replay_check", "marks"}
     if set(info) != expected:
         raise GameInfoError("the game's description has other fields than the engine's")
     return info

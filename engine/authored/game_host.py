@@ -20,6 +20,7 @@ Requests (``id`` echoed back; an ``error`` reply means the game is broken):
 - ``freeze {seat}`` -> status; ``observe {seat}`` -> ``{message}``; ``lines {message}`` -> ``{lines}``;
   ``argv {message}`` -> ``{argv}``
 - ``check {turn}`` -> ``{}`` or ``{problem}``: the game's ``replay_check`` of the turn just applied
+- ``mark {seat, where}`` -> ``{cells}``: the game's ``mark_cells`` of a bot's mark (None: dropped)
 Status: ``acting`` (seats), ``over`` (None or the reason), ``scores`` (when over) and
 ``observations`` (``{seat: message}`` for the acting seats not frozen, made ahead).
 """
@@ -39,6 +40,7 @@ from typing import Any
 from engine.authored.game_module import GameModule, GameModuleError, as_json, code_line, raised
 from engine.authored.picture import PictureError, check_picture
 from engine.core.json_depth import nesting_depth
+from engine.core.marks import mark_cells_of
 from engine.core.randomness import draw_key
 from engine.core.replay_limits import MAX_RECORD_DEPTH, MAX_REPLY_BYTES, MAX_SCORE, is_score
 from engine.game_api import InvalidAnswer
@@ -288,6 +290,17 @@ class GameHost:
             raise GameModuleError(f"replay_check returned {_show(problem)}: None, or text saying what "
                                   "differs", None, "replay_check")
         return {"problem": problem[:MAX_PROBLEM_CHARS]}
+
+    def _op_mark(self, request: dict) -> dict:
+        """Where a seat's mark points (``mark_cells(seat, where)``): 1 to 3 whole numbers, or
+        None (engine.core.marks)."""
+        method = getattr(self.game, "mark_cells", None)
+        seat, where = request.get("seat"), request.get("where")
+        self._seat(seat)
+        if not callable(method) or not isinstance(where, list) or not all(type(w) is int for w in where):
+            return {"cells": None}
+        cells = self.call("mark_cells", method, seat, tuple(where))
+        return {"cells": mark_cells_of(cells)}
 
     # -- the game's answers, checked ------------------------------------------------------
     def _seat(self, seat: object) -> None:

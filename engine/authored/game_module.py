@@ -27,7 +27,7 @@ MAX_SOURCE_CHARS = 1 << 20
 MAX_SETTING = 10**9
 REQUIRED_METHODS = ("acting_seats", "observation", "parse_answer", "default_action", "apply_actions",
                     "over", "scores", "draw")
-OPTIONAL_METHODS = ("start_message", "freeze", "record_start", "record_turn", "replay_check")
+OPTIONAL_METHODS = ("start_message", "freeze", "record_start", "record_turn", "replay_check", "mark_cells")
 DEFAULT_TIME_LIMIT_MS = 1_000
 ALONE_MAX_BOTS = 8  # a one-seat game plays each bot on its own copy: up to this many bots
 MAX_ARGS = 16  # command-line arguments a message may add (``argv``)
@@ -216,6 +216,7 @@ class GameModule:
             "examples": dict(sorted(examples.items())),
             "argv": "argv" in values, "renderer": renderer,
             "replay_check": callable(getattr(game, "replay_check", None)),
+            "marks": callable(getattr(game, "mark_cells", None)),
         }
 
     # -- the bot side: text lines, a function bot's view, its answer as text ----------------

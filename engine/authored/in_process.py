@@ -154,6 +154,11 @@ class ApiWire(BotSideWire):
         except READ_ERRORS as exc:
             raise Refused(f"the answer could not be read: {type(exc).__name__}: {exc}", text) from None
 
+    def mark_cells(self, state: ApiState, seat: int, where: tuple[int, ...]) -> Any:
+        """The cell a seat's mark names (``Game.mark_cells``); None without that method."""
+        method = getattr(state.game, "mark_cells", None)
+        return method(seat, where) if method is not None else None
+
     def record_start(self, state: ApiState) -> dict:
         method = getattr(state.game, "record_start", None)
         start = dict(method()) if method is not None else {}
@@ -241,6 +246,9 @@ class DirectWire:
         self.message_argv = module._argv or (lambda message: [])
         self.answer_text = module.answer_text if module._answer_text is not None else default_answer_text
         self.FunctionClient = module.function_client  # noqa: N815 - the wire modules' name for it
+        mark = getattr(game, "mark_cells", None)  # optional: where a bot's mark points
+        if mark is not None:
+            self.mark_cells = lambda state, seat, where: mark(state, seat, where)
 
 
 class TrustedGame:

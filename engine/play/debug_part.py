@@ -7,13 +7,18 @@ version 3 may carry it as ``record["debug"]``:
     {"time_us": [int | null, ...],            # each turn's seats in order: the wall time of
                                               # each seat's reply in microseconds (null: not asked)
      "output": [[turn, seat, stdout, stderr], ...],  # only where a bot printed (turn 0: its start)
-     "cut": [chars, ...]}                     # per seat, output not kept (only when any was cut)
+     "cut": [chars, ...],                     # per seat, output not kept (only when any was cut)
+     "marks": [[turn, seat, [cell...], colour, text], ...]}  # only when a bot marked squares
 
 Recording is cheap on purpose (an int appended per reply, a list only when a bot printed):
 it runs on every move of every game. Bounds: each stream of a reply at ``TURN_CHARS`` (head
 and tail kept, what was cut said in the text), each seat's output at ``GAME_CHARS`` a game,
 and a file's output at ``FILE_CHARS`` (``within_file_budget``), so a file stays within what
 the reader opens. The reader checks the part as untrusted input (``check_debug``).
+
+A mark (``engine.core.marks``) is a square a bot drew for its author: its cell is the game's
+(``mark_cells`` of its wire: what the bot's ``where`` names on the board, worked out before the
+turn is played), kept at most ``TURN_MARKS`` a seat and turn and ``GAME_MARKS`` a seat and game.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from typing import Any
 
 from engine.bots.answer import GAME_OUTPUT_CHARS, cap_text, cut_marker
 from engine.bots.reply import MAX_OUTPUT_CHARS
+from engine.core.marks import GAME_MARKS, MAX_CELL, TEXT_CHARS, TURN_MARKS, WHERE_INTS, is_colour
 from engine.core.replay_limits import MAX_DOCUMENT_CHARS
 
 TURN_CHARS = MAX_OUTPUT_CHARS  # one stream of one reply (the reply checker's cap)
@@ -30,7 +36,8 @@ FILE_CHARS = MAX_DOCUMENT_CHARS // 8  # all output of one file (a series), 8 MiB
 MAX_TIME_US = 86_400_000_000  # a day: a reply's time past it is not a time
 MAX_MS = MAX_TIME_US / 1000
 _SLACK = len(cut_marker(10**12))  # the cut marker cap_text adds to a capped text
-DEBUG_KEYS = ("time_us", "output", "cut")
+DEBUG_KEYS = ("time_us", "output", "cut", "marks")
+MARK_CHARS = 40  # what a mark counts toward a file's output budget, beside its text
 
 
 class DebugError(ValueError):
@@ -40,7 +47,7 @@ class DebugError(ValueError):
 class DebugLog:
     """One game's debug part as it is played, in the record (``part``) from the start."""
 
-    __slots__ = ("part", "times", "output", "left", "cut")
+    __slots__ = ("part", "times", "output", "left", "cut", "marks_left")
 
     def __init__(self, seats: int) -> None:
         self.times: list[int | None] = []
@@ -48,6 +55,16 @@ class DebugLog:
         self.part: dict[str, Any] = {"time_us": self.times, "output": self.output}
         self.left = [GAME_CHARS] * seats
         self.cut = [0] * seats
+        self.marks_left = [GAME_MARKS] * seats
+
+    def marked(self, turn: int, seat: int, marks: list[tuple[tuple[int, ...], str, str]]) -> None:
+        """Keep a seat's marks of ``turn`` (cells already the game's), within the bounds."""
+        keep = marks[:min(TURN_MARKS, self.marks_left[seat])]
+        if not keep:
+            return
+        self.marks_left[seat] -= len(keep)
+        kept = self.part.setdefault("marks", [])
+        kept.extend([turn, seat, list(cells), colour, text] for cells, colour, text in keep)
 
     def printed(self, turn: int, seat: int, stdout: object, stderr: object) -> None:
         """Keep what a seat printed for ``turn`` (0: its start), within the bounds."""
@@ -91,7 +108,7 @@ def within_file_budget(records: list[dict], left: int = FILE_CHARS) -> tuple[lis
     out = []
     for record in records:
         part = record.get("debug")
-        if not isinstance(part, dict) or not part.get("output"):
+        if not isinstance(part, dict) or not (part.get("output") or part.get("marks")):
             out.append(record)
             continue
         kept = []
@@ -104,8 +121,20 @@ def within_file_budget(records: list[dict], left: int = FILE_CHARS) -> tuple[lis
             else:
                 cut[seat] += size
                 left = 0
-        if len(kept) != len(part["output"]):
+        marks = part.get("marks") or []
+        kept_marks = []
+        for mark in marks:
+            size = MARK_CHARS + len(mark[4])
+            if size <= left:
+                left -= size
+                kept_marks.append(mark)
+            else:
+                cut[mark[1]] += size
+                left = 0
+        if len(kept) != len(part["output"]) or len(kept_marks) != len(marks):
             record = {**record, "debug": {**part, "output": kept, "cut": cut}}
+            if marks:
+                record["debug"]["marks"] = kept_marks
         out.append(record)
     return out, left
 
@@ -181,3 +210,30 @@ def check_debug(part: object, turns: list, seats: int) -> None:
     if not isinstance(cut, list) or len(cut) not in (0, seats) \
             or any(type(c) is not int or not 0 <= c <= 2**53 for c in cut):
         raise DebugError(f"debug.cut is not a list of {seats} character counts")
+    check_marks(part.get("marks", []), len(turns), seats)
+
+
+def check_marks(marks: object, turns: int, seats: int) -> None:
+    """Raise DebugError unless ``marks`` are a debug part's marks within the writer's bounds."""
+    if not isinstance(marks, list) or len(marks) > GAME_MARKS * seats:
+        raise DebugError(f"debug.marks is not a list of at most {GAME_MARKS:,} marks a seat")
+    per_seat = [0] * seats
+    per_turn: dict[tuple[int, int], int] = {}
+    for mark in marks:
+        if not isinstance(mark, list) or len(mark) != 5:
+            raise DebugError("a debug.marks entry is [turn, seat, cells, colour, text]")
+        turn, seat, cells, colour, text = mark
+        if type(turn) is not int or not 1 <= turn <= turns or type(seat) is not int or not 0 <= seat < seats:
+            raise DebugError(f"a debug.marks entry names turn {str(turn)[:20]}, seat {str(seat)[:20]}")
+        if not isinstance(cells, list) or not 0 < len(cells) <= WHERE_INTS \
+                or any(type(c) is not int or not -MAX_CELL < c < MAX_CELL for c in cells):
+            raise DebugError(f"a debug.marks entry at turn {turn} has no cell of 1 to {WHERE_INTS} numbers")
+        if not is_colour(colour) or type(text) is not str or len(text) > TEXT_CHARS \
+                or not text.isprintable():
+            raise DebugError(f"a debug.marks entry at turn {turn}: a colour of the palette or #rrggbb "
+                             f"and a text of at most {TEXT_CHARS} printable characters")
+        per_seat[seat] += 1
+        per_turn[turn, seat] = per_turn.get((turn, seat), 0) + 1
+        if per_seat[seat] > GAME_MARKS or per_turn[turn, seat] > TURN_MARKS:
+            raise DebugError(f"debug.marks: seat {seat} marked more than {TURN_MARKS} squares a turn "
+                             f"or {GAME_MARKS:,} a game")

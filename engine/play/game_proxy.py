@@ -30,6 +30,7 @@ from engine.bots.pipes import Deadline, LineChannel, LineTooLong, write_all
 from engine.bots.sandbox import Sandbox, SandboxError, Unsandboxed, kill_group
 from engine.core.errors import AnswerError, GameCodeError, GameLimitError
 from engine.core.json_depth import nesting_depth
+from engine.core.marks import mark_cells_of
 from engine.core.outcome import Outcome, unique_winner
 from engine.core.replay_limits import (
     MAX_GAME_RECORD_CHARS,
@@ -365,6 +366,16 @@ class ProxyWire:
 
     def answer_text(self, value: Any) -> str:
         return str(value)
+
+    def mark_cells(self, state: ProxyState, seat: int, where: tuple[int, ...]) -> tuple[int, ...] | None:
+        """The game's cells of a seat's mark (its ``mark_cells``), checked; None drops the mark."""
+        if not self.game.info["marks"]:
+            return None
+        try:
+            cells = self.game.call({"op": "mark", "seat": seat, "where": list(where)}).get("cells")
+        except GameCodeError:
+            return None  # the mark is dropped; the game's next call says what is wrong
+        return mark_cells_of(cells)
 
     def record_start(self, state: ProxyState) -> dict:
         return state.start_record

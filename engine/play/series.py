@@ -155,7 +155,7 @@ def series_steps(spec: GameSpec, settings: Any, bots: list[str], first_seed: int
     output_left = FILE_CHARS  # the bots' output the file keeps in all (debug_part)
     for index, plan in enumerate(plans):
         record = yield from game_steps(spec, settings, plan, bots, load_errors, secret, ask, budget)
-        if record["debug"]["output"]:
+        if record["debug"]["output"] or record["debug"].get("marks"):
             (record,), output_left = within_file_budget([record], output_left)
         records.append(record)
         waiting.append({**record, "turns": [t for t in record["turns"] if any(t["faults"])]})

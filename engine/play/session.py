@@ -17,6 +17,7 @@ from typing import Any
 
 from engine.bots.answer import cap_text
 from engine.core.errors import AnswerError
+from engine.core.marks import mark_cells_of, parse_marks
 from engine.core.outcome import Fault, FaultKind, Outcome
 from engine.core.spec import GameSpec
 from engine.play.debug_part import MAX_MS, DebugLog, micros
@@ -88,6 +89,7 @@ class GameSession:
         self._pending: list[Request] | None = None
         self._alone = False  # the pending turn is one seat's alone
         self.debug = DebugLog(seats)  # each reply's output and time, apart from the rules' part
+        self._mark_cells = getattr(self.wire, "mark_cells", None)  # the game's marks (engine.core.marks)
         self.record: dict = {
             "schema_version": SCHEMA_VERSION,
             "kind": "game",
@@ -219,6 +221,7 @@ class GameSession:
                     and len(answer) <= MAX_ANSWER_CHARS and type(reply.elapsed_ms) in (float, int) \
                     and (reply.elapsed_ms <= self.time_limit_ms or reply.steps_counted is True):
                 wire = self.wire
+                marks = self._marks(seat, reply.stderr) if reply.stderr else None
                 try:
                     actions = {seat: wire.parse_answer(answer, state, seat)}
                     changes = state.apply_actions(actions)
@@ -233,6 +236,8 @@ class GameSession:
                     self.debug.times.append(micros(reply.elapsed_ms))
                     if reply.stdout or reply.stderr:
                         self.debug.printed(len(self.record["turns"]), seat, reply.stdout, reply.stderr)
+                    if marks:
+                        self.debug.marked(len(self.record["turns"]), seat, marks)
                     if state.outcome is not None:
                         self._finish()
                     return TurnResult(turn, NO_FAULTS, NO_SEATS)
@@ -336,6 +341,8 @@ class GameSession:
         """Apply the turn once and record it (``replies``: of the seats asked, for the debug
         part); an ``AnswerError`` leaves nothing changed."""
         state = self.state
+        marks = {seat: self._marks(seat, reply.stderr) for seat, reply in replies.items()
+                 if type(reply) is Reply and reply.stderr}  # before the turn moves the board
         changes = state.apply_actions(actions)
         self._log.append(changes)
         if len(seats) == 1:
@@ -349,9 +356,27 @@ class GameSession:
         turn.update(self.wire.record_turn(state, messages, actions, changes))
         self.record["turns"].append(turn)
         self._note_replies(seats, messages, replies)
+        for seat, kept in marks.items():
+            self.debug.marked(len(self.record["turns"]), seat, kept)
         if state.is_terminal():
             self._finish()
         return turn
+
+    def _marks(self, seat: int, stderr: object) -> list:
+        """A seat's marks in its reply's stderr, as the game's cells (before the turn is played);
+        a mark the game does not place is left out."""
+        place = self._mark_cells
+        if place is None or type(stderr) is not str:
+            return []
+        marks = []
+        for where, colour, text in parse_marks(stderr):
+            try:
+                cells = mark_cells_of(place(self.state, seat, where))
+            except (TypeError, ValueError, IndexError):
+                continue
+            if cells is not None:
+                marks.append((cells, colour, text))
+        return marks
 
     def _note_replies(self, seats: Sequence[int], messages: Mapping[int, dict],
                       replies: Mapping[int, Reply]) -> None:

@@ -13,6 +13,7 @@ import sys
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from engine.core.marks import print_mark
 from engine.core.spec import GameSpec, Preset, SettingField
 from engine.games.abotcalypse.rules import (
     MAX_PLAYERS,
@@ -141,6 +142,11 @@ class AbotView:
                  for col, char in enumerate(text) if char in chars]
         return sorted(found, key=lambda d: (max(abs(d[0]), abs(d[1])), -d[1], d[0]))
 
+    def mark(self, dx: int, dy: int, colour: str, text: str = "") -> None:
+        """Mark the cell ``dx`` right and ``dy`` up from the bot (as ``view[dx, dy]``) for
+        your author."""
+        print_mark((dx, dy), colour, text)
+
     def __repr__(self) -> str:
         return f"AbotView(turn={self._turn}, me={self._me}, elevation={self._elevation})"
 
@@ -182,6 +188,15 @@ class FunctionClient:
 
     def view(self, message: dict) -> AbotView:
         return AbotView(message["view"], message["turn"])
+
+
+def mark_cells(state: AbotState, seat: int, where: tuple[int, ...]) -> tuple[int, int] | None:
+    """A bot's mark names a cell ``dx dy`` from the bot (``dy`` up), as it stood when it
+    answered: the board's ``x y`` (engine.core.marks); None off the board."""
+    if len(where) != 2:
+        return None
+    x, y = state.xs[seat] + where[0], state.ys[seat] + where[1]
+    return (x, y) if 0 <= x < state.width and 0 <= y < state.height else None
 
 
 # -- the record ---------------------------------------------------------------------------

@@ -7,6 +7,7 @@ from typing import NamedTuple
 
 from engine.core.answer_text import answer_text
 from engine.core.errors import InvalidAnswerError
+from engine.core.marks import print_mark
 from engine.core.spec import GameSpec, Preset, SettingField
 from engine.games.atomas import rules
 from engine.games.atomas.rules import (
@@ -27,6 +28,17 @@ class AtomasView(NamedTuple):
 
     atom: Atom
     board: tuple[Item, ...]
+
+    def mark(self, position: int, colour: str, text: str = "") -> None:
+        """Mark the ring's item at ``position`` (an index of ``board``) for your author."""
+        print_mark((position,), colour, text)
+
+
+def mark_cells(state: AtomasState, seat: int, where: tuple[int, ...]) -> tuple[int] | None:
+    """A bot's mark names a ring position: an index of the ring it was shown (engine.core.marks)."""
+    if len(where) == 1 and 0 <= where[0] < len(state.items):
+        return (where[0],)
+    return None
 
 
 def start_message(state: AtomasState, seat: int) -> dict:

@@ -14,6 +14,7 @@ from operator import eq
 from typing import Any
 
 from engine.core.errors import IllegalMoveError
+from engine.core.marks import print_mark
 from engine.game_api import Field, InvalidAnswer, Preset
 from engine.games.flit.rules import EMPTY, NEUTRAL, Change, FlitSettings, FlitState, Move, neighbour_table
 
@@ -72,6 +73,12 @@ class Game(FlitState):
             return tuple(self.apply_action(actions[self.player]))
         except IllegalMoveError as exc:
             raise InvalidAnswer(exc.reason, exc.answer) from None
+
+    def mark_cells(self, seat: int, where: tuple[int, ...]) -> tuple[int, int] | None:
+        """A bot's mark names the square ``x y`` (engine.core.marks)."""
+        if len(where) == 2 and 0 <= where[0] < self.size and 0 <= where[1] < self.size:
+            return where[0], where[1]
+        return None
 
     def __deepcopy__(self, memo: dict) -> Game:
         return self.copy()  # the replay checker's trial copy: the rules' own, cheap copy
@@ -159,6 +166,10 @@ class FlitView:
         """The four squares next to (x, y), wrapping around the edges."""
         size = self.size
         return self._nbr_coords[(y % size) * size + x % size]
+
+    def mark(self, x: int, y: int, colour: str, text: str = "") -> None:
+        """Mark the square (x, y) for your author, shown in the replay at this turn."""
+        print_mark((x, y), colour, text)
 
     def is_valid(self, move: Move) -> bool:
         x0, y0, x1, y1 = move

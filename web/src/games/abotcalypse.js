@@ -285,4 +285,12 @@ function seatView(frame, seat) {
   return rows.join("\n");
 }
 
-export default { initialFrame, applyTurn, draw, legend, describe, lastMove, seatView, aspect };
+// Where a bot's mark (its cells: the board's [x, y], engine/games/abotcalypse/wire.py) is, or null.
+function markBox(frame, w, h, cells) {
+  const [x, y] = cells;
+  if (cells.length !== 2 || !(x >= 0 && x < frame.width && y >= 0 && y < frame.height)) return null;
+  const { cell, px, py } = layout(w, h, frame);
+  return { x: px(x), y: py(y), w: cell, h: cell };
+}
+
+export default { initialFrame, applyTurn, draw, legend, describe, lastMove, seatView, aspect, markBox };

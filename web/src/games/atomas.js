@@ -154,5 +154,16 @@ function lastMove(frame) {
   return `${itemText(last.atom)} → ${last.answers[0] ?? "—"}`;
 }
 
-export default { initialFrame, applyTurn, draw: (ctx, w, h, frame) => draw(ctx, w, h, { ...frame, atom: withAtom(frame) }),
+// Where a bot's mark (its cells: [ring position], engine/core/marks.py) is on the ring, or null.
+function markBox(frame, w, h, cells) {
+  const n = Array.isArray(frame.board) ? frame.board.length : 0;
+  const i = cells[0];
+  if (cells.length !== 1 || !(i >= 0 && i < n)) return null;
+  const R = Math.min(w, h) * 0.36;
+  const r = Math.min(R * 0.24, (Math.PI * R / Math.max(n, 6)) * 0.82);
+  const a = -Math.PI / 2 + (2 * Math.PI * i) / n;
+  return { x: w / 2 + R * Math.cos(a) - r, y: h / 2 + R * Math.sin(a) - r, w: 2 * r, h: 2 * r };
+}
+
+export default { markBox, initialFrame, applyTurn, draw: (ctx, w, h, frame) => draw(ctx, w, h, { ...frame, atom: withAtom(frame) }),
   legend, describe, lastMove, turnWord: "Move" };

@@ -118,4 +118,14 @@ function lastMove(frame, names) {
     : `${who} passed`;
 }
 
-export default { initialFrame, applyTurn, draw, legend, describe, lastMove };
+// Where a bot's mark (its cells: [x, y], engine/core/marks.py) is on the board, or null.
+function markBox(frame, w, h, cells) {
+  const n = frame.size;
+  const [x, y] = cells;
+  if (cells.length !== 2 || !(x >= 0 && x < n && y >= 0 && y < n)) return null;
+  const cell = Math.max(1, Math.floor(Math.min(w, h) / n));
+  const ox = Math.floor((w - cell * n) / 2), oy = Math.floor((h - cell * n) / 2);
+  return { x: ox + x * cell, y: oy + y * cell, w: cell, h: cell };
+}
+
+export default { initialFrame, applyTurn, draw, legend, describe, lastMove, markBox };

@@ -158,4 +158,15 @@ function aspect(frame) {
   return p ? p.width / p.height : 1;
 }
 
-export default { initialFrame, applyTurn, draw, legend, describe, aspect };
+// Where a bot's mark is (its cells: the picture's [x, y], the game's `mark_cells`), or null.
+function markBox(frame, w, h, cells) {
+  const p = frame.picture;
+  const [x, y] = cells;
+  if (!p || cells.length !== 2 || !(x >= 0 && x < p.width && y >= 0 && y < p.height)) return null;
+  const captionSpace = typeof p.caption === "string" && p.caption ? 22 : 0;
+  const cell = Math.max(1, Math.min(w / p.width, (h - captionSpace) / p.height));
+  const ox = (w - cell * p.width) / 2, oy = (h - captionSpace - cell * p.height) / 2;
+  return { x: ox + x * cell, y: oy + y * cell, w: cell, h: cell };
+}
+
+export default { initialFrame, applyTurn, draw, legend, describe, aspect, markBox };

@@ -4,6 +4,7 @@
 import { Viewer } from "../viewer.js";
 import { renderResults, renderTiming } from "../results.js";
 import { renderTurnOutput } from "../turn_output.js";
+import { createBoardMarks } from "../board_marks.js";
 import * as storage from "../storage.js";
 
 export function createBoard(app) {
@@ -50,9 +51,11 @@ export function createBoard(app) {
     els.seatViews.replaceChildren(heading, buttons, list);
   }
 
-  // Each frame: what the bots printed and answered at its turn, then their own views.
+  const marks = createBoardMarks($("board-marks"), () => viewer.render());
+  // Each frame: the bots' marks, what they printed and answered at its turn, their own views.
   viewer.onFrame = (frame, names) => {
     const track = frame ? viewer.track : null;
+    marks.show($("board"), viewer.renderer, frame, track && track.record, names);
     renderTurnOutput($("turn-output"), track && track.record, track && track.turns, frame ? frame.turn : null, names);
     seatViewsOfFrame(frame, names);
   };
