@@ -82,7 +82,11 @@ class FirefoxArena:
         wait_until(self.page, f"window.kothArena.runsStarted > {before}", 60_000)
 
     def finish(self, timeout_ms: int = 600_000) -> str:
-        wait_until(self.page, "window.kothArena.run === null", timeout_ms)
+        try:
+            wait_until(self.page, "window.kothArena.run === null", timeout_ms)
+        except TimeoutError as exc:  # what the page showed, to tell a stall from a slow run
+            shown, errors = self.status(), self.page.errors()
+            raise TimeoutError(f"{exc}; the page said {shown!r}; errors: {errors}") from None
         return self.status()
 
     def run(self) -> str:
