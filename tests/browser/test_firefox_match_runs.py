@@ -17,10 +17,12 @@ from pathlib import Path
 
 import pytest
 from conftest import ROOMY_MS
+from firefox_page import FIREFOX_OPT_IN
 from test_firefox_page import SCRIPT_BOT, FirefoxArena
 from test_same_seed import _first_difference
 
-pytestmark = pytest.mark.browser
+# Opt-in: KOTH_FIREFOX_TESTS=1 (firefox_page.FIREFOX_OPT_IN says why).
+pytestmark = [pytest.mark.browser, FIREFOX_OPT_IN]
 
 ROOT = Path(__file__).resolve().parents[2]
 RUNS = 5

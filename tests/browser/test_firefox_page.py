@@ -15,12 +15,11 @@ from pathlib import Path
 
 import pytest
 from conftest import READY_TIMEOUT_MS, ROOMY_MS, wait_until
-from firefox_page import firefox_modes
+from firefox_page import FIREFOX_OPT_IN, firefox_modes
 from test_page_attacks import APIS, REACH_OUT_BOT, SPINNING_BOT
 
-# The isolated page's tests always run; the plain page's only with KOTH_FIREFOX_TESTS=1
-# (firefox_page.firefox_modes; docs/testing.md, "Browsers").
-pytestmark = pytest.mark.browser
+# Opt-in: KOTH_FIREFOX_TESTS=1 (firefox_page.FIREFOX_OPT_IN says why).
+pytestmark = [pytest.mark.browser, FIREFOX_OPT_IN]
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT_BOT = (ROOT / "engine" / "games" / "flit" / "examples" / "script.py").read_text(encoding="utf-8")

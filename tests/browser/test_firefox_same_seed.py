@@ -15,14 +15,13 @@ from pathlib import Path
 
 import pytest
 from conftest import READY_TIMEOUT_MS, wait_until
-from firefox_page import firefox_modes
+from firefox_page import FIREFOX_OPT_IN, firefox_modes
 from test_same_seed import _first_difference
 
 from engine.play.debug_part import rules_part
 
-# The isolated page always; the plain page (its tournament stalled twice at load 40-60) only
-# with KOTH_FIREFOX_TESTS=1 (firefox_page.firefox_modes).
-pytestmark = pytest.mark.browser
+# Opt-in: KOTH_FIREFOX_TESTS=1 (firefox_page.FIREFOX_OPT_IN says why).
+pytestmark = [pytest.mark.browser, FIREFOX_OPT_IN]
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "engine" / "games" / "flit" / "examples"
