@@ -25,7 +25,8 @@ def _serious_violations(page) -> list[str]:
             .filter((v) => v.impact === "serious" || v.impact === "critical")
             .filter((v) => !(v.id === "scrollable-region-focusable" && v.nodes.every(editorScroller)))
             .map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.slice(0, 3)
-                .map((n) => n.target.join(" ")).join(", ")}`);
+                .map((n) => `${n.target.join(" ")} (${n.any.map((a) => a.message).join("; ")})`)
+                .join(", ")}`);
     }""")
 
 
