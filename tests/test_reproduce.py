@@ -91,8 +91,8 @@ def test_the_same_bot_reproduces_every_answer_and_its_input(tmp_path, capsys, mo
     assert f"answers now: {played['answers'][played['seats'].index(seat)]!r}" in out
 
 
-CHANGED_FLIT_BOT = '''
-import random
+# The random example, but a pass at its third move (the example's own code, renamed random_move).
+CHANGED_FLIT_BOT = """
 calls = 0
 
 def move(view):
@@ -100,17 +100,11 @@ def move(view):
     calls += 1
     if calls == 3:
         return "0 0 0 0"  # the change: a pass at its third move
-    mine = view.pieces()
-    targets = sorted({n for p in mine for n in view.neighbours(*p) if view[n] == 0})
-    random.shuffle(targets)
-    for x1, y1 in targets:
-        supporters = [p for p in view.neighbours(x1, y1) if view[p] == view.me]
-        sources = [p for p in mine if len(supporters) > 1 or p != supporters[0]]
-        if sources:
-            x0, y0 = random.choice(sources)
-            return x0, y0, x1, y1
-    return "0 0 0 0"
-'''
+    return random_move(view)
+
+
+""" + (Path(__file__).resolve().parents[1] / "engine/games/flit/examples/random.py").read_text(
+    encoding="utf-8").replace("def move(view):", "def random_move(view):")
 
 
 def test_a_changed_bot_reports_its_first_differing_turn(tmp_path, capsys, monkeypatch):

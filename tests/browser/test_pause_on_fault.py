@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 import pytest
 from conftest import ROOMY_MS, wait_until
@@ -14,6 +15,7 @@ pytestmark = pytest.mark.browser
 
 PHONE = {"width": 390, "height": 844}
 FAULT_LINE = 9  # the line of the raise below
+# Flit's random example (its own code, renamed random_move) that raises on its 5th and 8th moves.
 CRASHER = """\
 import random
 
@@ -24,17 +26,11 @@ def move(view):
     global moves
     moves += 1
     if moves in (5, 8): raise ValueError("<b>boom</b> on my fifth move " + "x" * 5000)
-    mine = view.pieces()
-    targets = sorted({n for p in mine for n in view.neighbours(*p) if view[n] == 0})
-    random.shuffle(targets)
-    for x1, y1 in targets:
-        supporters = [p for p in view.neighbours(x1, y1) if view[p] == view.me]
-        sources = [p for p in mine if len(supporters) > 1 or p != supporters[0]]
-        if sources:
-            x0, y0 = random.choice(sources)
-            return x0, y0, x1, y1
-    return "0 0 0 0"
-"""
+    return random_move(view)
+
+
+""" + (Path(__file__).resolve().parents[2] / "engine/games/flit/examples/random.py").read_text(
+    encoding="utf-8").replace("def move(view):", "def random_move(view):")
 
 
 def scrub(page) -> int:
