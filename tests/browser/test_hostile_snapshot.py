@@ -54,9 +54,10 @@ def bot_view(arena) -> dict:
     arena.label("Bot 2 example").select_option("greedy")
     arena.run()
     console = arena.console(1).inner_text()
-    lines = [line for line in console.splitlines() if line.startswith("VIEW ")]
+    # a line printed at a turn starts with that turn's button ("turn 1 VIEW {...}")
+    lines = [line[line.index("VIEW ") + len("VIEW "):] for line in console.splitlines() if "VIEW {" in line]
     assert lines, console
-    return json.loads(lines[0][len("VIEW "):])
+    return json.loads(lines[0])
 
 
 def test_a_bot_reads_a_fresh_pyodide_not_the_build_machine(open_arena, isolated_url, fresh_url):

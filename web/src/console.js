@@ -44,7 +44,7 @@ export class BotConsole {
       const d = document.createElement("div");
       d.className = `line ${stream}`;
       d.textContent = text === "" ? "\u00a0" : text;
-      if (at) d.prepend(this.jumpButton(at[0], at[1]));
+      if (at) d.prepend(this.jumpButton(at[0], at[1]), " ");
       frag.append(d);
     }
     this.count += this.queue.length;
