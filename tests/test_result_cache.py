@@ -188,9 +188,12 @@ def test_a_stopped_run_resumes_where_it_stopped(tmp_path):
     total = 12
     kept = 0
     for stop in (signal.SIGINT, signal.SIGKILL):
+        # Ctrl-C's default action, whatever this process inherited: a suite started in the
+        # background (``cmd &`` in a script) ignores SIGINT, and so would the tournament.
         process = subprocess.Popen([sys.executable, "-m", "engine", "tournament", *map(str, args)],
                                    cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                   start_new_session=True)
+                                   start_new_session=True,
+                                   preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
         try:
             deadline = time.monotonic() + 600
             while _kept(folder) < kept + 2 and process.poll() is None and time.monotonic() < deadline:
