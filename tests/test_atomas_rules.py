@@ -8,8 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.core.errors import GameOverError, IllegalMoveError, InvalidAnswerError
-from engine.games.atomas import wire
+from engine.core.errors import GameOverError, IllegalMoveError
+from engine.game_api import InvalidAnswer
+from engine.games.atomas.game import Game, lines, parse_line
 from engine.games.atomas.rules import AtomasSettings, AtomasState, state_with
 from engine.games.registry import get_game
 
@@ -47,7 +48,7 @@ WORKED = [
                          ids=[f"{b}-{a}-{ans}" for b, a, ans, _, _ in WORKED])
 def test_worked_example(board, atom, answer, after, score):
     state = state_with(board, atom)
-    state.apply_action(wire.parse_answer(answer, state))
+    state.apply_action(Game.parse_answer(state, answer, 0))
     assert state.items == after
     assert state.score == score
 
@@ -86,11 +87,11 @@ def test_a_plus_next_to_a_plus_never_reacts():
 
 # -- answers: text and range -----------------------------------------------------------------
 def test_message_line_format():
-    assert wire.message_lines({"atom": P, "board": [1, 2, 2, 3]}) == ["+/1 2 2 3"]
-    assert wire.message_lines({"atom": "-", "board": [1]}) == ["-/1"]
-    assert wire.message_lines({"atom": 2, "board": [1, P, 3]}) == ["2/1 + 3"]
-    assert wire.parse_line("2/1 + 3") == (2, (1, P, 3))
-    assert wire.parse_line("+/") == (P, ())
+    assert lines({"atom": P, "board": [1, 2, 2, 3]}) == ["+/1 2 2 3"]
+    assert lines({"atom": "-", "board": [1]}) == ["-/1"]
+    assert lines({"atom": 2, "board": [1, P, 3]}) == ["2/1 + 3"]
+    assert parse_line("2/1 + 3") == (2, (1, P, 3))
+    assert parse_line("+/") == (P, ())
 
 
 @pytest.mark.parametrize("atom, text, action", [
@@ -98,15 +99,15 @@ def test_message_line_format():
     ("-", "2 y", (2, True)), ("-", "0 n", (0, False)),
 ])
 def test_parse_good_answers(atom, text, action):
-    assert wire.parse_answer(text, state_with([1, 2, 3, 4, 5], atom)) == action
+    assert Game.parse_answer(state_with([1, 2, 3, 4, 5], atom), text, 0) == action
 
 
 @pytest.mark.parametrize("atom, text", [
     (2, ""), (2, "x"), (2, "1 2"), (2, "1.5"), ("-", "2"), ("-", "2 x"), ("-", "y 2"), ("C", "1 n"),
 ])
 def test_parse_bad_answers(atom, text):
-    with pytest.raises(InvalidAnswerError):
-        wire.parse_answer(text, state_with([1, 2, 3], atom))
+    with pytest.raises(InvalidAnswer):
+        Game.parse_answer(state_with([1, 2, 3], atom), text, 0)
 
 
 @pytest.mark.parametrize("atom, action", [

@@ -31,7 +31,7 @@ ROOT = Path(__file__).resolve().parent.parent
 SEED_SEARCH = '''
 from collections import Counter
 from engine.games.atomas.rules import AtomasSettings, AtomasState
-from engine.games.atomas.wire import parse_answer
+from engine.games.atomas.game import Game
 
 shadows = None
 prediction = None
@@ -69,7 +69,7 @@ def move(view):
     seen[view.atom] += 1
     answer = choose(view)
     for shadow in shadows:
-        shadow.apply_action(parse_answer(answer, shadow))
+        shadow.apply_action(Game.parse_answer(shadow, answer, 0))
     since_plus = 0 if view.atom in ("+", "B") else since_plus + 1
     # The rules alone fix the next atom after a minus or a clone, and after 5 moves without
     # a plus: those are not draws, and are not counted for or against the attack.

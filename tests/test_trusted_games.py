@@ -16,6 +16,7 @@ from engine.authored.in_process import ApiState, TrustedGame
 from engine.bots.native import HostedBot, InProcessBot
 from engine.bots.sandbox import Sandbox, SandboxError, Unsandboxed
 from engine.games import registry
+from engine.games.atomas import game as atomas_game
 from engine.games.registry import get_game, register, unregister
 from engine.play.debug_part import rules_part
 from engine.play.game_proxy import load_game
@@ -149,3 +150,137 @@ def test_the_registry_finds_a_folder_with_a_game_module(tmp_path, monkeypatch):
         for name in [m for m in sys.modules if m.startswith("engine.games.lowest")]:
             del sys.modules[name]
     monkeypatch.setattr(registry, "_discovered", None)
+
+
+# -- the built-in games ported to the API: equal to the engine's older shape, in-process and hosted
+ATOMAS = ROOT / "engine" / "games" / "atomas" / "game.py"
+ATOMAS_CHAOS = '''import random
+
+def move(view):
+    r = random.random()
+    n = len(view.board)
+    if r < 0.05:
+        return "x y z"                # cannot be read
+    if r < 0.1:
+        return n + 5                  # out of range: refused by the rules
+    if r < 0.12:
+        raise ValueError("chaos")
+    if view.atom == "-":
+        return random.randrange(n), random.random() < 0.5
+    return random.randrange(n) if view.atom == "C" else random.randrange(max(n, 1))
+'''
+
+
+class OldAtomasWire:
+    """A copy of engine/games/atomas/wire.py's logic before the port (the old path, kept here
+    only): messages, answers and records over ``rules.AtomasState``."""
+
+    from engine.core.answer_text import answer_text
+    from engine.games.atomas.game import FunctionClient, lines
+
+    message_lines = staticmethod(lines)
+
+    @staticmethod
+    def message_argv(message):
+        return []
+
+    @staticmethod
+    def start_message(state, seat):
+        return {}
+
+    @staticmethod
+    def observation(state, seat, changes):
+        return {"atom": state.atom, "board": list(state.items)}
+
+    @staticmethod
+    def parse_answer(text, state, seat=0):
+        from engine.core.errors import InvalidAnswerError
+        parts = text.split()
+        try:
+            if state.atom == "-":
+                if len(parts) != 2 or parts[1] not in ("y", "n"):
+                    raise InvalidAnswerError(text, "a '-' answer is 'INDEX y' or 'INDEX n'")
+                return (int(parts[0]), parts[1] == "y")
+            if len(parts) != 1:
+                what = "an item index" if state.atom == "C" else "one gap number"
+                raise InvalidAnswerError(text, f"expected {what}")
+            return int(parts[0])
+        except ValueError as exc:
+            if isinstance(exc, InvalidAnswerError):
+                raise
+            raise InvalidAnswerError(text, "not an integer") from None
+
+    @staticmethod
+    def record_start(state):
+        return {"board": list(state.items), "score": state.score}
+
+    @staticmethod
+    def record_turn(state, messages, actions, changes):
+        return {"atom": messages[0]["atom"], "board": list(state.items), "score": state.score}
+
+    @staticmethod
+    def replay_check(turn, state, changes):
+        return None if turn["board"] == state.items and turn["score"] == state.score else "differs"
+
+
+def old_atomas_spec():
+    from dataclasses import replace
+
+    from engine.games.atomas import rules
+    return replace(get_game("atomas"), settings_type=rules.AtomasSettings, new_game=rules.new_game,
+                   wire=OldAtomasWire,
+                   presets=(replace(get_game("atomas").presets[0], settings=rules.AtomasSettings()),))
+
+
+def test_the_atomas_port_plays_the_old_builtin_game_turn_by_turn():
+    """The port (engine/games/atomas/game.py, in-process) records exactly what the engine's older
+    Atomas (rules plus its wire module) recorded: settings, start, every turn, faults, result."""
+    spec = get_game("atomas")
+    assert spec.trusted and isinstance(spec.new_game(spec.settings(), 1), atomas_game.Game)
+    sources = {"chaos": ATOMAS_CHAOS, "greedy": (ATOMAS.parent / "examples" / "greedy.py").read_text()}
+    old = old_atomas_spec()
+    register(old)
+    try:
+        before = run_series(old, old.settings(max_moves=300, time_limit_ms=20_000),
+                            [InProcessBot(n, s) for n, s in sources.items()], 5, 2, secret="one").document
+    finally:
+        unregister("atomas")
+    after = run_series(spec, spec.settings(max_moves=300, time_limit_ms=20_000),
+                       [InProcessBot(n, s) for n, s in sources.items()], 5, 2, secret="one").document
+    mine, theirs = [rules_part(r) for r in after["records"]], [rules_part(r) for r in before["records"]]
+    assert len(mine) == 4 and all(len(r["turns"]) > 20 for r in mine)
+    assert mine[0]["settings"] == {"max_moves": 300, "time_limit_ms": 20_000}  # no players setting
+    for a, b in zip(mine, theirs, strict=True):
+        for number, (x, y) in enumerate(zip(a["turns"], b["turns"], strict=True), 1):
+            assert x == y, f"turn {number}"
+        assert a == b
+    for record in before["records"]:
+        replay_record(record)  # a record made before the port replays on the port
+    kinds = {f["kind"] for r in after["records"] for t in r["turns"] for f in t["faults"] if f}
+    assert {"invalid", "error"} <= kinds  # the fault paths were compared too
+    assert after["summary"] == before["summary"]
+
+
+def test_the_atomas_port_records_the_same_games_in_process_and_sandboxed(sandbox):
+    spec = get_game("atomas")
+    hosted = load_game(ATOMAS.read_text(), sandbox)
+    same = ("presets", "default_preset", "fields", "min_bots", "max_bots", "players_setting", "side_by_side",
+            "scoring", "script_mode", "renderer")
+    assert {k: hosted.spec.to_json()[k] for k in same} == {k: spec.to_json()[k] for k in same}
+    greedy = (ATOMAS.parent / "examples" / "greedy.py").read_text()
+    bots = lambda make: [make("chaos", ATOMAS_CHAOS), make("greedy", greedy)]  # noqa: E731
+    here = play_alone(spec, bots(InProcessBot))
+    register(hosted.spec)
+    try:
+        there = play_alone(hosted.spec, bots(lambda n, s: HostedBot(n, s, sandbox)))
+    finally:
+        unregister("atomas")
+        hosted.close()
+    assert len(here["records"]) == 4 and sum(len(r["turns"]) for r in here["records"]) > 100
+    assert without_pictures(here) == without_pictures(there)
+    assert here["summary"] == there["summary"]
+
+
+def play_alone(spec, bots) -> dict:
+    settings = spec.settings(max_moves=120, time_limit_ms=20_000)
+    return run_series(spec, settings, bots, 9, 2, secret="two").document

@@ -44,12 +44,16 @@ def check_info(info: object) -> dict:
         raise GameInfoError("players is [fewest, most], 1 to 8")
     if info.get("alone") is not (players == [1, 1]):
         raise GameInfoError("alone is true exactly when the game seats one bot")
+    with_players = info.get("players_setting")
+    if not isinstance(with_players, bool) or not (with_players or players[0] == players[1]):
+        raise GameInfoError("players_setting is true or false, false only for a fixed number of seats")
     settings = info.get("settings")
-    if not isinstance(settings, dict) or not 2 <= len(settings) <= 50 or not all(
+    if not isinstance(settings, dict) or not 1 + with_players <= len(settings) <= 50 or not all(
             isinstance(k, str) and _KEY.match(k) and _int(v) and 1 <= v <= 10**9
             for k, v in settings.items()) \
-            or "players" not in settings or "time_limit_ms" not in settings:
-        raise GameInfoError("settings are whole numbers by name, with players and time_limit_ms")
+            or ("players" in settings) is not with_players or "time_limit_ms" not in settings:
+        raise GameInfoError("settings are whole numbers by name, with time_limit_ms, and players "
+                            "exactly when players_setting is true")
     fields = info.get("fields")
     if not isinstance(fields, list) or len(fields) > 50:
         raise GameInfoError("fields is a list")
@@ -91,9 +95,9 @@ def check_info(info: object) -> dict:
             or not isinstance(info.get("marks"), bool):
         raise GameInfoError("argv, replay_check and marks are true or false")
     _match(info.get("renderer"), _RENDERER, "renderer")
-    expected = {"name", "title", "summary", "rules", "players", "alone", "settings", "fields", "presets",
-                "default_preset", "scoring", "script_mode", "fault_limit", "invalid_is_fault", "max_turns",
-                "examples", "argv", "renderer", "replay_check", "marks"}
+    expected = {"name", "title", "summary", "rules", "players", "alone", "players_setting", "settings",
+                "fields", "presets", "default_preset", "scoring", "script_mode", "fault_limit",
+                "invalid_is_fault", "max_turns", "examples", "argv", "renderer", "replay_check", "marks"}
     if set(info) != expected:
         raise GameInfoError("the game's description has other fields than the engine's")
     return info

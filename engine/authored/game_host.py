@@ -30,7 +30,6 @@ from __future__ import annotations
 import copy
 import io
 import json
-import random
 import signal
 import sys
 import threading
@@ -41,7 +40,7 @@ from engine.authored.game_module import GameModule, GameModuleError, as_json, co
 from engine.authored.picture import PictureError, check_picture
 from engine.core.json_depth import nesting_depth
 from engine.core.marks import mark_cells_of
-from engine.core.randomness import draw_key
+from engine.core.randomness import GameRandom, draw_key
 from engine.core.replay_limits import MAX_RECORD_DEPTH, MAX_REPLY_BYTES, MAX_SCORE, is_score
 from engine.game_api import InvalidAnswer
 
@@ -166,9 +165,10 @@ class GameHost:
         if not isinstance(values, dict) or type(players) is not int or type(seed) is not int \
                 or not (secret is None or isinstance(secret, str)):
             raise GameModuleError("new: settings, players, seed and secret are needed")
-        values = {**values, "players": players}
+        if info["players_setting"]:
+            values = {**values, "players": players}
         module = self.module.new_module()
-        rng = random.Random(draw_key(info["name"], seed, secret))
+        rng = GameRandom(draw_key(info["name"], seed, secret))
         self.settings = Settings(values)
         self.players = players
         self.game = self.call("Game()", module.Game, self.settings, rng)

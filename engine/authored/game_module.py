@@ -154,7 +154,14 @@ class GameModule:
         if not isinstance(settings, dict):
             raise GameModuleError("SETTINGS is a dict of setting: default value", None, "SETTINGS")
         settings = dict(settings)
-        settings.setdefault("players", players[0])
+        players_setting = values.get("PLAYERS_SETTING", True)
+        if not isinstance(players_setting, bool):
+            raise GameModuleError("PLAYERS_SETTING is True or False", None, "PLAYERS_SETTING")
+        if players_setting:
+            settings.setdefault("players", players[0])
+        elif players[0] != players[1] or "players" in settings:
+            raise GameModuleError("PLAYERS_SETTING = False is for a game of a fixed number of seats (PLAYERS "
+                                  "one number) whose SETTINGS have no players", None, "PLAYERS_SETTING")
         settings.setdefault("time_limit_ms", DEFAULT_TIME_LIMIT_MS)
         for key, value in settings.items():
             _setting(key, value, "SETTINGS")
@@ -209,7 +216,7 @@ class GameModule:
         return {
             "name": name, "title": title, "summary": summary,
             "rules": (module.__doc__ or "").strip()[:20_000],
-            "players": list(players), "alone": alone,
+            "players": list(players), "alone": alone, "players_setting": players_setting,
             "settings": settings, "fields": fields, "presets": presets,
             "default_preset": presets[0]["name"], "scoring": scoring, "script_mode": script_mode,
             "fault_limit": fault_limit, "invalid_is_fault": invalid_is_fault, "max_turns": max_turns,

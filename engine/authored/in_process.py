@@ -27,7 +27,6 @@ import copy
 import dataclasses
 import importlib
 import json
-import random
 from types import ModuleType
 from typing import Any
 
@@ -36,7 +35,7 @@ from engine.authored.game_module import GENERIC_RENDERER, GameModule
 from engine.core.answer_text import answer_text as default_answer_text
 from engine.core.errors import AnswerError, GameLimitError
 from engine.core.outcome import Outcome, unique_winner
-from engine.core.randomness import draw_key
+from engine.core.randomness import GameRandom, draw_key
 from engine.core.replay_limits import MAX_GAME_TURNS
 from engine.core.spec import GameSpec
 from engine.game_api import InvalidAnswer
@@ -74,7 +73,7 @@ class ApiState:
         self.picture_text: str | None = None
         given = settings if getattr(settings, "players", players) == players \
             else dataclasses.replace(settings, players=players)
-        rng = random.Random(draw_key(info["name"], seed, secret))
+        rng = GameRandom(draw_key(info["name"], seed, secret))
         self.game = loaded.module.game_class(given, rng)
         self._status()
 
@@ -269,11 +268,12 @@ class TrustedGame:
 
     def new_game(self, settings: Any, seed: int, players: int | None = None,
                  secret: str | None = None) -> ApiState:
-        players = players if players is not None else settings.players
-        if not self.spec.side_by_side and players != settings.players:
+        fixed = self.info["players"][0] if not self.info["players_setting"] else None
+        players = players if players is not None else fixed or settings.players
+        if fixed is None and not self.spec.side_by_side and players != settings.players:
             settings = dataclasses.replace(settings, players=players)
         if self.direct is not None:
-            return self.direct(settings, random.Random(draw_key(self.info["name"], seed, secret)))
+            return self.direct(settings, GameRandom(draw_key(self.info["name"], seed, secret)))
         return ApiState(self, settings, seed, players, secret)
 
 

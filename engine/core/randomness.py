@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import random
 import secrets
 from functools import lru_cache
 
@@ -66,3 +67,16 @@ def turn_seed(start_seed: int, turn: int) -> int:
 
 def _top_bits(digest: bytes) -> int:
     return int.from_bytes(digest[:8], "big") >> (64 - BOT_SEED_BITS)
+
+
+class GameRandom(random.Random):
+    """The ``rng`` a game on the public API is given: ``random.Random(key)`` that keeps its
+    ``key`` (the game's draw key), for a game that seeds streams of its own from it (Atomas
+    seeds one a move). Its draws are ``random.Random(key)``'s exactly."""
+
+    def __init__(self, key: int | None = None) -> None:
+        super().__init__(key)
+        self.key = key
+
+    def __reduce__(self) -> tuple:
+        return type(self), (self.key,), self.getstate()  # a copy keeps its key

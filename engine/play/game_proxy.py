@@ -415,8 +415,9 @@ class AuthoredGame:
 
     def new_game(self, settings: Any, seed: int, players: int | None = None,
                  secret: str | None = None) -> ProxyState:
-        players = players if players is not None else settings.players
-        if not self.spec.side_by_side and players != settings.players:
+        fixed = self.info["players"][0] if not self.info["players_setting"] else None
+        players = players if players is not None else fixed or settings.players
+        if fixed is None and not self.spec.side_by_side and players != settings.players:
             settings = self.spec.settings_type(**{**settings.to_json(), "players": players})
         return ProxyState(self, settings, seed, players, secret)
 

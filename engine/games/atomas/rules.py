@@ -4,7 +4,7 @@ The ring is a list of items, ints for atoms and ``"+"`` for a plus that did not 
 No I/O, no clocks: every random draw comes from a stream seeded by ``(key, move)``, the key
 made from the seed and the run's secret (``engine.core.randomness``), so they and the
 bot's answers fully determine a game, in CPython and in Pyodide alike.
-Text parsing lives in ``engine.games.atomas.wire``; drawing in the page's renderer.
+Text parsing lives in ``engine.games.atomas.game``; drawing in the page's renderer.
 """
 
 from __future__ import annotations
@@ -58,13 +58,16 @@ class AtomasState:
     invalid_is_fault = True  # bad answers count toward the fault limit
     num_players = 1
 
-    def __init__(self, settings: AtomasSettings, seed: int, secret: str | None = None) -> None:
+    def __init__(self, settings: AtomasSettings, seed: int, secret: str | None = None,
+                 key: int | None = None) -> None:
+        """``key``: the game's draw key, when the caller made it already (the game API's
+        ``rng.key``, from the same seed and secret)."""
         if seed < 0:
             raise ValueError(f"seed must be >= 0, got {seed}")
         self.settings = settings
         self.seed = seed
         # Streams: the start board from key << 32, move m's atom from (key << 32) + m.
-        self._stream_base = draw_key(self.game_name, seed, secret) << 32
+        self._stream_base = (key if key is not None else draw_key(self.game_name, seed, secret)) << 32
         start = self._rng = random.Random(self._stream_base)
         self.items: list[Item] = [1 + _below(start, 3) for _ in range(START_ATOMS)]  # randint(1, 3)
         self.score = 0
@@ -109,7 +112,7 @@ class AtomasState:
             self.outcome = Outcome("frozen", (self.score,), 0)
 
     def copy(self) -> AtomasState:
-        other = object.__new__(AtomasState)
+        other = object.__new__(type(self))
         other.__dict__.update(self.__dict__)
         other.items = list(self.items)
         other._rng = random.Random()  # reseeded before every draw; a copy's own
