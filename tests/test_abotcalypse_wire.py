@@ -1,5 +1,6 @@
-"""aBOTcalypse on the wire: each bot's view as text and as the function-bot view, answers,
-the turn record and its replay check, and the example bots (engine/games/abotcalypse/examples).
+"""aBOTcalypse on the wire (engine/games/abotcalypse/game.py): each bot's view as text and as the
+function-bot view, answers, the turn record and its replay check, and the example bots
+(engine/games/abotcalypse/examples).
 
 Boards are drawn top row first with ``AbotState.from_layout`` (``&`` a rock, ``.`` air); bots
 are placed by ``(x, y)``, ``y = 0`` the bottom row.
@@ -19,11 +20,18 @@ from pathlib import Path
 import pytest
 
 from engine.bots.code import FUNCTION, SCRIPT, load_code
-from engine.core.errors import InvalidAnswerError
-from engine.games.abotcalypse import wire
+from engine.game_api import InvalidAnswer
+from engine.games.abotcalypse import game
+from engine.games.abotcalypse.game import Game
 from engine.games.abotcalypse.rules import PRESETS, REST, AbotSettings, AbotState, Action
 
-EXAMPLES = Path(wire.__file__).resolve().parent / "examples"
+
+def parse(text, state, seat):
+    """An answer read by the game (``Game.parse_answer``) for a state of the rules."""
+    return Game.parse_answer(state, text, seat)
+
+
+EXAMPLES = Path(game.__file__).resolve().parent / "examples"
 FUNCTION_EXAMPLES = ("builder", "random", "thrower")
 
 
@@ -37,9 +45,9 @@ def layout(width, height, rocks=(), bots=(), meteors=()):
 
 
 def view_of(state, seat):
-    client = wire.FunctionClient()
-    client.start(wire.start_message(state, seat))
-    return client.view(wire.observation(state, seat, []))
+    client = game.FunctionClient()
+    client.start(Game.start_message(state, seat))
+    return client.view(Game.observation(state, seat, []))
 
 
 # -- the view ------------------------------------------------------------------------------
@@ -60,12 +68,12 @@ def docs_board():
 
 def test_a_corner_view_is_the_rule_books_example_as_rows_text_and_grid():
     state = docs_board()
-    message = wire.observation(state, 0, [])
+    message = Game.observation(state, 0, [])
     view = view_of(state, 0)
     assert view.rows == tuple(DOCS_ROWS)
     assert view.text == "\n".join(DOCS_ROWS)
-    assert wire.message_lines(message) == DOCS_ROWS  # what a per-turn script reads on stdin
-    assert wire.message_argv(message) == ["\n".join(DOCS_ROWS)]  # its last argument
+    assert game.lines(message) == DOCS_ROWS  # what a per-turn script reads on stdin
+    assert game.argv(message) == ["\n".join(DOCS_ROWS)]  # its last argument
     assert view.me == (1, 3)
     assert view.elevation == 1
     assert view.turn == 1
@@ -122,20 +130,20 @@ def test_the_view_is_read_only():
 
 def test_a_script_is_told_nothing_before_turn_1_and_the_turn_counts_from_1():
     state = docs_board()
-    start = wire.start_message(state, 2)
+    start = Game.start_message(state, 2)
     assert start == {"seat": 2, "players": 4, "width": 6, "height": 4}
-    assert wire.message_lines(start) == [] and wire.message_argv(start) == []
+    assert game.lines(start) == [] and game.argv(start) == []
     state.apply_actions({})
-    assert wire.observation(state, 0, [])["turn"] == 2
+    assert Game.observation(state, 0, [])["turn"] == 2
 
 
 # -- answers -------------------------------------------------------------------------------
 def test_every_distinct_action_round_trips_through_its_answer_text():
     state = layout(8, 12, rocks=[(3, y) for y in range(6)], bots=[(3, 6), (0, 0)])
     for action in state.legal_actions(0):
-        text = wire.answer_text(action)
-        assert wire.parse_answer(text, state, 0) == action
-        assert wire.parse_answer(wire.answer_text(tuple(action[:len(text.split())])), state, 0) == action
+        text = game.answer_text(action)
+        assert parse(text, state, 0) == action
+        assert parse(game.answer_text(tuple(action[:len(text.split())])), state, 0) == action
 
 
 @pytest.mark.parametrize(("value", "text", "action"), [
@@ -146,15 +154,15 @@ def test_every_distinct_action_round_trips_through_its_answer_text():
     ("  Throw   RIGHT  007 ", "  Throw   RIGHT  007 ", Action("throw", "right", 7)),
 ])
 def test_answer_text_and_parse_answer(value, text, action):
-    assert wire.answer_text(value) == text
-    assert wire.parse_answer(text, docs_board(), 0) == action
+    assert game.answer_text(value) == text
+    assert parse(text, docs_board(), 0) == action
 
 
 @pytest.mark.parametrize("value", [None, 3, ("move",), ("throw", "left", -1), ("throw", "left", 2.5),
                                    "move up 3", "jump", "", ("move", "up", 1, 2)])
 def test_a_bad_answer_is_bad_syntax_which_the_game_plays_as_rest(value):
-    with pytest.raises(InvalidAnswerError):
-        wire.parse_answer(wire.answer_text(value), docs_board(), 0)
+    with pytest.raises(InvalidAnswer):
+        parse(game.answer_text(value), docs_board(), 0)
 
 
 # -- the record ----------------------------------------------------------------------------
@@ -162,13 +170,12 @@ def random_game(seed, turns=60):
     """A trial-sized game of random legal actions: the start record and each turn's record."""
     rng = random.Random(seed)
     state = AbotState(PRESETS["trial"], seed, "secret")
-    start = wire.record_start(state)
+    start = Game.record_start(state)
     turns_recorded, actions_played = [], []
     while not state.is_terminal() and len(turns_recorded) < turns:
         actions = {s: rng.choice(state.legal_actions(s)) for s in state.acting_seats()}
-        messages = {s: wire.observation(state, s, []) for s in actions}
         changes = state.apply_actions(actions)
-        turns_recorded.append(json.loads(json.dumps(wire.record_turn(state, messages, actions, changes))))
+        turns_recorded.append(json.loads(json.dumps(Game.record_turn(state, actions, changes))))
         actions_played.append(actions)
     return start, turns_recorded, actions_played
 
@@ -176,9 +183,9 @@ def random_game(seed, turns=60):
 def replay(start, turns, actions_played, seed):
     """The first difference ``replay_check`` finds when the rules replay the actions."""
     state = AbotState(PRESETS["trial"], seed, "secret")
-    assert json.loads(json.dumps(wire.record_start(state))) == start
+    assert json.loads(json.dumps(Game.record_start(state))) == start
     for turn, actions in zip(turns, actions_played, strict=True):
-        difference = wire.replay_check(turn, state, state.apply_actions(actions))
+        difference = Game.replay_check(state, turn, state.apply_actions(actions))
         if difference:
             return difference
     return None
@@ -231,14 +238,14 @@ def play_in_process(names, seed, preset="trial"):
     """A whole game between function bots through the wire: every answer must parse."""
     state = AbotState(PRESETS[preset], seed, "secret")
     bots = [load_function_bot(name) for name in names]
-    clients = [wire.FunctionClient() for _ in names]
+    clients = [game.FunctionClient() for _ in names]
     for seat, client in enumerate(clients):
-        client.start(wire.start_message(state, seat))
+        client.start(Game.start_message(state, seat))
     while not state.is_terminal():
         actions = {}
         for seat in state.acting_seats():
-            answer = wire.answer_text(bots[seat].move(clients[seat].view(wire.observation(state, seat, []))))
-            actions[seat] = wire.parse_answer(answer, state, seat)  # InvalidAnswerError fails the test
+            answer = game.answer_text(bots[seat].move(clients[seat].view(Game.observation(state, seat, []))))
+            actions[seat] = parse(answer, state, seat)  # InvalidAnswer fails the test
         state.apply_actions(actions)
     return state
 
@@ -269,7 +276,7 @@ def test_builder_builds_a_bunker_and_then_rests():
     for _ in range(16):
         answer = builder.move(view_of(state, 0))
         answers.append(answer)
-        state.apply_actions({0: wire.parse_answer(answer, state, 0)})
+        state.apply_actions({0: parse(answer, state, 0)})
     assert answers[-3:] == ["rest"] * 3
     assert state.alive[0] and (state.xs[0], state.ys[0]) == (10, 0)
     assert {(10, 0), (10, 1), (10, 2), (10, 3), (9, 0), (9, 1), (11, 0), (11, 1)} <= state.rock_cells()
@@ -286,7 +293,7 @@ def test_thrower_throws_where_the_rule_books_path_lands_on_an_enemy(rocks, me, e
     state = layout(20, 30, rocks=rocks, bots=[me, enemy])
     thrower = load_function_bot("thrower")
     assert thrower.move(view_of(state, 0)) == answer
-    state.apply_actions({0: wire.parse_answer(answer, state, 0)})
+    state.apply_actions({0: parse(answer, state, 0)})
     assert state.death_causes[1] == "thrown" and state.alive[0]
 
 
@@ -306,26 +313,27 @@ def test_the_script_example_reads_its_view_from_its_last_argument_and_keeps_stor
     state = layout(20, 30, bots=[(10, 0), (2, 0)])
     answers = []
     for _ in range(9):
-        message = wire.observation(state, 0, [])
-        answer = run_script_turn(tmp_path, wire.message_argv(message)[-1])
+        message = Game.observation(state, 0, [])
+        answer = run_script_turn(tmp_path, game.argv(message)[-1])
         answers.append(answer)
-        state.apply_actions({0: wire.parse_answer(answer, state, 0)})
+        state.apply_actions({0: parse(answer, state, 0)})
     assert answers == ["drop down", "drop left", "drop right", "drop up", "move up", "drop up", "move down",
                        "rest", "rest"]
     assert (tmp_path / "storage.txt").read_text() == "7"
     assert {(10, 0), (10, 1), (10, 2), (9, 0), (11, 0)} <= state.rock_cells()
     state = layout(20, 30, rocks=[(10, 0)], bots=[(10, 0), (2, 0)])  # its roof is gone
-    assert run_script_turn(tmp_path, "\n".join(wire.observation(state, 0, [])["view"])) == "drop down"
+    assert run_script_turn(tmp_path, "\n".join(Game.observation(state, 0, [])["view"])) == "drop down"
     assert (tmp_path / "storage.txt").read_text() == "1"
 
 
 # -- the spec ------------------------------------------------------------------------------
-def test_the_registry_knows_abotcalypse_from_its_wire_spec():
+def test_the_registry_knows_abotcalypse_from_its_game_module():
     from engine.games.registry import get_game
 
     spec = get_game("abotcalypse")
-    assert spec is wire.SPEC and spec.wire is wire
-    assert spec.settings() == PRESETS["trial"] and spec.settings("original") == PRESETS["original"]
+    assert spec.trusted and isinstance(spec.new_game(spec.settings(), 1), Game)
+    assert spec.settings().to_json() == PRESETS["trial"].to_json()
+    assert spec.settings("original").to_json() == PRESETS["original"].to_json()
     assert spec.settings("original", max_turns=20).max_turns == 20
     with pytest.raises(ValueError, match="time limit"):
         spec.settings(time_limit_ms=0)
@@ -339,7 +347,7 @@ def test_the_registry_knows_abotcalypse_from_its_wire_spec():
 
 
 # -- the rule book's bots ----------------------------------------------------------------
-RULES_DOC = Path(wire.__file__).resolve().parents[3] / "docs" / "rules" / "abotcalypse.md"
+RULES_DOC = Path(game.__file__).resolve().parents[3] / "docs" / "rules" / "abotcalypse.md"
 
 
 def doc_examples():
@@ -357,7 +365,7 @@ def test_the_rule_books_function_bot_plays_through_the_view_api():
     module = types.ModuleType("doc_bot")
     exec(load_code(source).code, module.__dict__)
     state = layout(12, 10, bots=[(5, 0), (6, 0)])
-    assert wire.answer_text(module.move(view_of(state, 0))) == "throw right"
+    assert game.answer_text(module.move(view_of(state, 0))) == "throw right"
     state = layout(12, 10, bots=[(5, 0), (9, 0)])
     assert module.move(view_of(state, 0)) == "drop down"
     state.apply_actions({0: Action("drop", "down")})
@@ -370,10 +378,10 @@ def test_the_rule_books_script_bot_reads_its_last_argument_and_counts_in_storage
     bot.write_text(source, encoding="utf-8")
     state = layout(12, 10, bots=[(5, 0), (9, 0)])
     for turn in (1, 2):
-        argv = wire.message_argv(wire.observation(state, 0, []))
+        argv = game.argv(Game.observation(state, 0, []))
         done = subprocess.run([sys.executable, str(bot), *argv], cwd=tmp_path, capture_output=True,
                               text=True, timeout=30, check=True)
-        state.apply_actions({0: wire.parse_answer(done.stdout.splitlines()[0], state, 0)})
+        state.apply_actions({0: parse(done.stdout.splitlines()[0], state, 0)})
         assert (tmp_path / "storage.txt").read_text() == str(turn)
     # "drop down", then "move up": out of the rock's cell onto the rock
     assert state.alive[0] and state.is_rock(5, 0) and (state.xs[0], state.ys[0]) == (5, 1)
@@ -388,7 +396,7 @@ def test_the_examples_play_a_series_through_the_cli_without_faults_and_the_repla
     done = subprocess.run([sys.executable, "-m", "engine", "match", "abotcalypse", *bots, "--games", "3",
                            "--seed", "1", "--secret", "S", "--preset", "original", "--json",
                            "--replay", str(path)],
-                          cwd=Path(wire.__file__).resolve().parents[3], capture_output=True, text=True,
+                          cwd=Path(game.__file__).resolve().parents[3], capture_output=True, text=True,
                           timeout=300)
     assert done.returncode == 0, done.stderr
     summary = json.loads(done.stdout)
@@ -420,13 +428,13 @@ def test_a_hosted_per_turn_script_reads_sys_argv_and_keeps_storage_txt_in_its_ow
     monkeypatch.chdir(tmp_path)  # the controller's directory: the bot must not write here
     runner = OneShotScriptRunner("abotcalypse", load_code((EXAMPLES / "script.py").read_text()), "per_turn")
     state = layout(20, 30, bots=[(10, 0), (2, 0)])
-    runner.start(wire.start_message(state, 0))
+    runner.start(Game.start_message(state, 0))
     answers = []
     for _ in range(9):
-        reply = runner.turn(wire.observation(state, 0, []))
+        reply = runner.turn(Game.observation(state, 0, []))
         assert reply.error is None, reply.error
         answers.append(reply.answer)
-        state.apply_actions({0: wire.parse_answer(reply.answer, state, 0)})
+        state.apply_actions({0: parse(reply.answer, state, 0)})
     assert answers == [*PLAN, "rest", "rest"]
     assert Path(runner.workdir, "storage.txt").read_text() == "7"
     assert list(tmp_path.iterdir()) == []
@@ -442,7 +450,7 @@ def test_a_native_per_turn_script_bot_follows_its_plan_through_the_cli(tmp_path,
                            "--games", "1", "--seed", "4", "--secret", "S", "--max-turns", "9", "--json",
                            # a process a turn: far above what a turn needs on a loaded machine
                            "--time-limit", "30000", "--replay", str(path)],
-                          cwd=Path(wire.__file__).resolve().parents[3], capture_output=True, text=True,
+                          cwd=Path(game.__file__).resolve().parents[3], capture_output=True, text=True,
                           timeout=300)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["games"][0]["faults"][0] == 0

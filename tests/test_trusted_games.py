@@ -16,6 +16,7 @@ from engine.authored.in_process import ApiState, TrustedGame
 from engine.bots.native import HostedBot, InProcessBot
 from engine.bots.sandbox import Sandbox, SandboxError, Unsandboxed
 from engine.games import registry
+from engine.games.abotcalypse import game as abot_game
 from engine.games.atomas import game as atomas_game
 from engine.games.registry import get_game, register, unregister
 from engine.play.debug_part import rules_part
@@ -284,3 +285,116 @@ def test_the_atomas_port_records_the_same_games_in_process_and_sandboxed(sandbox
 def play_alone(spec, bots) -> dict:
     settings = spec.settings(max_moves=120, time_limit_ms=20_000)
     return run_series(spec, settings, bots, 9, 2, secret="two").document
+
+
+ABOT = ROOT / "engine" / "games" / "abotcalypse" / "game.py"
+ABOT_CHAOS = '''import random
+
+def move(view):
+    r = random.random()
+    if r < 0.1:
+        return "fly away"             # cannot be read: a recorded rest
+    if r < 0.13:
+        raise ValueError("chaos")
+    if r < 0.2:
+        return ("throw", "left", 3)
+    return random.choice(["rest", "move left", "move right", "move up", "drop down", "throw right"])
+'''
+
+
+class OldAbotWire:
+    """A copy of engine/games/abotcalypse/wire.py's game side before the port (the old path,
+    kept here only); its bot side (views, lines, answers) is the port's, unchanged."""
+
+    from engine.games.abotcalypse.game import FunctionClient, answer_text, argv, lines
+
+    message_lines, message_argv = staticmethod(lines), staticmethod(argv)
+
+    @staticmethod
+    def start_message(state, seat):
+        return {"seat": seat, "players": state.num_players, "width": state.width, "height": state.height}
+
+    @staticmethod
+    def observation(state, seat, changes):
+        return {"view": state.view_rows(seat), "turn": state.turn + 1}
+
+    @staticmethod
+    def parse_answer(text, state, seat):
+        from engine.games.abotcalypse.rules import parse_action
+        return parse_action(text)
+
+    @staticmethod
+    def record_start(state):
+        return state.start_json()
+
+    @staticmethod
+    def record_turn(state, messages, actions, changes):
+        return dict(changes)
+
+    @staticmethod
+    def replay_check(turn, state, changes):
+        return None if all(turn.get(k) == v for k, v in changes.items()) else "differs"
+
+    @staticmethod
+    def mark_cells(state, seat, where):
+        return None
+
+
+def old_abot_spec():
+    from dataclasses import replace
+
+    from engine.games.abotcalypse import rules
+    spec = get_game("abotcalypse")
+    return replace(spec, settings_type=rules.AbotSettings, new_game=rules.new_game, wire=OldAbotWire,
+                   presets=tuple(replace(p, settings=rules.PRESETS[p.name]) for p in spec.presets))
+
+
+def abot_bots(make) -> list:
+    folder = ABOT.parent / "examples"
+    return [make("chaos", ABOT_CHAOS),
+            *(make(name, (folder / f"{name}.py").read_text()) for name in ("builder", "thrower"))]
+
+
+def test_the_abotcalypse_port_plays_the_old_builtin_game_turn_by_turn():
+    """The port (engine/games/abotcalypse/game.py, in-process) records exactly what the engine's
+    older aBOTcalypse (rules plus its wire module) recorded, and replays the old records."""
+    spec, old = get_game("abotcalypse"), old_abot_spec()
+    assert spec.trusted and isinstance(spec.new_game(spec.settings(), 1), abot_game.Game)
+    register(old)
+    try:
+        before = play(old, abot_bots(InProcessBot), 4, 2)
+    finally:
+        unregister("abotcalypse")
+    after = play(spec, abot_bots(InProcessBot), 4, 2)
+    mine, theirs = [rules_part(r) for r in after["records"]], [rules_part(r) for r in before["records"]]
+    assert len(mine) == 2 and all(len(r["turns"]) > 10 for r in mine)
+    assert mine[0]["settings"] == {"width": 48, "height": 24, "players": 3, "max_turns": 200,
+                                   "time_limit_ms": 20_000}
+    for a, b in zip(mine, theirs, strict=True):
+        for number, (x, y) in enumerate(zip(a["turns"], b["turns"], strict=True), 1):
+            assert x == y, f"turn {number}"
+        assert a == b
+    for record in before["records"]:
+        replay_record(record)  # a record made before the port replays on the port
+    kinds = {f["kind"] for r in after["records"] for t in r["turns"] for f in t["faults"] if f}
+    assert {"invalid", "error"} <= kinds  # the fault paths were compared too
+    assert after["summary"] == before["summary"]
+
+
+def test_the_abotcalypse_port_records_the_same_games_in_process_and_sandboxed(sandbox):
+    spec = get_game("abotcalypse")
+    hosted = load_game(ABOT.read_text(), sandbox)
+    same = ("presets", "default_preset", "fields", "min_bots", "max_bots", "players_setting", "side_by_side",
+            "scoring", "script_mode", "renderer")
+    assert {k: hosted.spec.to_json()[k] for k in same} == {k: spec.to_json()[k] for k in same}
+    here = play(spec, abot_bots(InProcessBot), 6, 2)
+    register(hosted.spec)
+    try:
+        there = play(hosted.spec, abot_bots(lambda n, s: HostedBot(n, s, sandbox)), 6, 2)
+    finally:
+        unregister("abotcalypse")
+        hosted.close()
+    assert len(here["records"]) == 2 and all(len(r["turns"]) > 10 for r in here["records"])
+    assert without_pictures(here) == without_pictures(there)
+    assert here["summary"] == there["summary"]
+    assert "picture" in there["records"][0]["start"]  # the hosted game draws it (draw())

@@ -13,7 +13,7 @@ text ``lines``: there the module runs in-process, in the bot's sandbox.
 from __future__ import annotations
 
 import re
-from dataclasses import asdict, field, make_dataclass
+from dataclasses import field, make_dataclass
 from typing import Any
 
 from engine.core.replay_limits import MAX_GAME_TURNS
@@ -106,8 +106,13 @@ def check_info(info: object) -> dict:
 def settings_type(info: dict) -> type:
     """A frozen dataclass of the game's settings (field order: ``SETTINGS``, then the engine's)."""
     columns = [(key, int, field(default=value)) for key, value in info["settings"].items()]
+    names = tuple(info["settings"])
+
+    def to_json(self: Any) -> dict:
+        return {name: getattr(self, name) for name in names}  # asdict's, without its deep copy (ints)
+
     return make_dataclass(f"{info['name'].replace('-', '_')}_settings", columns, frozen=True,
-                          namespace={"to_json": lambda self: asdict(self)})
+                          namespace={"to_json": to_json})
 
 
 def spec_from_info(info: dict, source: str, wire: Any, new_game: Any) -> GameSpec:

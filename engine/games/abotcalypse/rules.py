@@ -184,14 +184,17 @@ class AbotState:
     fault_limit = 5  # consecutive late or raising turns before the bot is frozen
     invalid_is_fault = False  # bad syntax is a recorded rest, not counted
 
-    def __init__(self, settings: AbotSettings, seed: int, secret: str | None = None) -> None:
+    def __init__(self, settings: AbotSettings, seed: int, secret: str | None = None,
+                 rng: random.Random | None = None) -> None:
+        """``rng``: the game's draws, when the caller seeded it already (the game API's
+        ``Game(settings, rng)``, with the same key)."""
         self.settings = settings
         self.seed = seed
         self.width = settings.width
         self.height = settings.height
         self.num_players = settings.players
         self.rocks = bytearray(self.width * self.height)
-        self.rng = random.Random(draw_key(self.game_name, seed, secret))
+        self.rng = rng if rng is not None else random.Random(draw_key(self.game_name, seed, secret))
         columns = self.rng.sample(range(self.width), self.num_players)
         self.xs: list[int] = list(columns)
         self.ys: list[int] = [0] * self.num_players
@@ -277,7 +280,7 @@ class AbotState:
         self.frozen.add(seat)
 
     def copy(self) -> AbotState:
-        other = object.__new__(AbotState)
+        other = object.__new__(type(self))
         other.__dict__.update(self.__dict__)
         other.rocks = bytearray(self.rocks)
         other.xs, other.ys = list(self.xs), list(self.ys)

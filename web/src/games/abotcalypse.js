@@ -285,7 +285,7 @@ function seatView(frame, seat) {
   return rows.join("\n");
 }
 
-// Where a bot's mark (its cells: the board's [x, y], engine/games/abotcalypse/wire.py) is, or null.
+// Where a bot's mark (its cells: the board's [x, y], engine/games/abotcalypse/game.py) is, or null.
 function markBox(frame, w, h, cells) {
   const [x, y] = cells;
   if (cells.length !== 2 || !(x >= 0 && x < frame.width && y >= 0 && y < frame.height)) return null;

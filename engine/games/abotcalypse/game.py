@@ -1,33 +1,54 @@
-"""aBOTcalypse on the wire: each bot's own view, answers, the function-bot view, the record.
-
-The original told a bot nothing at the start and, every turn, started it afresh with its view
-(text rows, top row first) as the last command-line argument; here a per-turn script gets the
-same text as its last argument and on stdin, and a function bot gets an ``AbotView`` built from
-the very same rows. A turn's record is the events ``AbotState.apply_actions`` returned, which
-is what the page's renderer redraws the board from and what a replay is checked against.
+"""aBOTcalypse on the public game API (``engine.game_api``): its settings and presets, each bot's
+own view (text rows, top row first, on stdin and as the last command-line argument, as the
+original passed it), answers, the function bots' ``AbotView`` and the ``Game`` the engine plays
+in-process (``engine.authored.in_process``). The rules are ``rules.AbotState``, called directly:
+``Game`` only gives them the API's names. A turn's record is the events ``apply_actions``
+returned, which is what the page's renderer (``web/src/games/abotcalypse.js``) redraws the board
+from and what a replay is checked against; ``draw()`` is there for the rest. The rule book for
+bot authors is docs/rules/abotcalypse.md.
 """
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from engine.core.errors import InvalidAnswerError
 from engine.core.marks import print_mark
-from engine.core.spec import GameSpec, Preset, SettingField
+from engine.game_api import Field, InvalidAnswer, Preset
+from engine.games.abotcalypse import rules
 from engine.games.abotcalypse.rules import (
     MAX_PLAYERS,
     MAX_TIME_LIMIT_MS,
-    MAX_TURNS,
     MIN_PLAYERS,
-    PRESETS,
     VIEW_RADIUS,
     AbotSettings,
     AbotState,
     Action,
-    new_game,
     parse_action,
 )
+
+NAME = "abotcalypse"
+TITLE = "aBOTcalypse"
+SUMMARY = "Survive falling rocks and meteors on a side view: 2 to 8 bots, all moving at once."
+PLAYERS = (MIN_PLAYERS, MAX_PLAYERS)
+_TRIAL, _ORIGINAL = rules.PRESETS["trial"], rules.PRESETS["original"]
+SETTINGS = {"width": _TRIAL.width, "height": _TRIAL.height, "players": _TRIAL.players,
+            "max_turns": _TRIAL.max_turns, "time_limit_ms": _TRIAL.time_limit_ms}
+FIELDS = [Field("time_limit_ms", "Time limit (ms)", 1, MAX_TIME_LIMIT_MS, "per turn"),
+          Field("max_turns", "Max turns", 1, rules.MAX_TURNS, "turns before the game ends")]
+PRESETS = [
+    Preset("trial", "trial (48×24, 200 turns, 1 s a turn)", {}, PLAYERS),
+    Preset("original", "original (100×100, 500 turns, 1 s a turn)",
+           {"width": _ORIGINAL.width, "height": _ORIGINAL.height, "max_turns": _ORIGINAL.max_turns}, PLAYERS),
+]
+SCORING = "mean_score"  # a bot's score is the turn it died (max_turns if it lived)
+SCRIPT_MODE = "per_turn"
+FAULT_LIMIT = AbotState.fault_limit
+INVALID_IS_FAULT = AbotState.invalid_is_fault  # bad syntax is a recorded rest, not counted
+RENDERER = "abotcalypse"
+MENU_ORDER = 3
+MIN_SCORE = 0
 
 BOUNDARY = "#"
 AIR = "."
@@ -39,35 +60,98 @@ _SELF_CHARS = SELF + SELF_IN_ROCK
 MAX_ANSWER_WORDS = 3
 
 
-# -- messages -------------------------------------------------------------------------------
-def start_message(state: AbotState, seat: int) -> dict:
-    """What a function bot's client is told before turn 1 (a per-turn script gets no lines)."""
-    return {"seat": seat, "players": state.num_players, "width": state.width,
-            "height": state.height}
+class Game(AbotState):
+    """The rules under the API's names; the state's own methods serve where the names agree
+    (``acting_seats``, ``default_action``, ``freeze``, ``scores``, ``apply_actions``: any
+    answer that reads is a legal move)."""
+
+    def __init__(self, settings: Any, rng: Any) -> None:
+        # the bounds of a board (a replay file's settings are a stranger's): ValueError
+        checked = AbotSettings(settings.width, settings.height, settings.players, settings.max_turns,
+                               settings.time_limit_ms)
+        super().__init__(checked, 0, rng=rng)
+
+    def start_message(self, seat: int) -> dict:
+        """What a function bot's client is told before turn 1 (a per-turn script gets no lines)."""
+        return {"seat": seat, "players": self.num_players, "width": self.width, "height": self.height}
+
+    def observation(self, seat: int, since: list) -> dict:
+        """The seat's own view before the coming turn (``since`` is not needed: the view is
+        rebuilt from the position every turn, as the original did)."""
+        return {"view": self.view_rows(seat), "turn": self.turn + 1}
+
+    def parse_answer(self, text: str, seat: int) -> Action:
+        """The action an answer line means; anything else is invalid (played as ``rest``,
+        recorded, not counted as a fault)."""
+        try:
+            return parse_action(text)
+        except InvalidAnswerError as exc:
+            raise InvalidAnswer(exc.reason, exc.answer) from None
+
+    def mark_cells(self, seat: int, where: tuple[int, ...]) -> tuple[int, int] | None:
+        """A bot's mark names a cell ``dx dy`` from the bot (``dy`` up), as it stood when it
+        answered: the board's ``x y`` (engine.core.marks); None off the board."""
+        if len(where) != 2:
+            return None
+        x, y = self.xs[seat] + where[0], self.ys[seat] + where[1]
+        return (x, y) if 0 <= x < self.width and 0 <= y < self.height else None
+
+    def __deepcopy__(self, memo: dict) -> Game:
+        return self.copy()  # the replay checker's trial copy: the rules' own copy
+
+    def over(self) -> str | None:
+        return self.outcome.termination if self.outcome is not None else None
+
+    def record_start(self) -> dict:
+        """The position before turn 1 (``AbotState.start_json()``)."""
+        return self.start_json()
+
+    def record_turn(self, actions: Mapping[int, Any], changes: dict) -> dict:
+        """A turn's game fields: the events the rules returned (the page redraws from them)."""
+        return dict(changes)
+
+    def replay_check(self, turn: Mapping[str, Any], changes: Mapping[str, Any]) -> str | None:
+        """None when the recorded turn's events are the rules' events, else the first difference."""
+        for key, expected in changes.items():
+            if key not in turn:
+                return f"turn {changes.get('turn')}: the record has no {key!r}"
+            difference = _first_difference(turn[key], expected, key)
+            if difference:
+                return f"turn {changes.get('turn')}: {difference}"
+        return None
+
+    def draw(self) -> dict:
+        """The board (its lowest, leftmost 256 × 256 cells at most): ``&`` rock, a seat's number
+        a living bot, ``@`` a meteor."""
+        width, height = min(self.width, 256), min(self.height, 256)
+        grid = [["&" if self.rocks[y * self.width + x] else "." for x in range(width)]
+                for y in range(height)]
+        for meteor in self.meteors:
+            x, y = int(meteor[0]), int(meteor[1])
+            if 0 <= x < width and 0 <= y < height:
+                grid[y][x] = "@"
+        key = {"&": {"color": "#8d6e63", "label": "rock"}, "@": {"color": "#ff9800", "label": "meteor"}}
+        for seat in range(self.num_players):
+            x, y = self.xs[seat], self.ys[seat]
+            if self.alive[seat] and x < width and y < height:
+                grid[y][x] = str(seat + 1)
+                key[str(seat + 1)] = {"color": seat, "label": f"bot {seat + 1}"}
+        living = sum(self.alive)
+        return {"width": width, "height": height, "cells": ["".join(row) for row in reversed(grid)],
+                "key": key, "caption": f"turn {self.turn}, {living} bots alive"}
 
 
-def observation(state: AbotState, seat: int, changes: list) -> dict:
-    """The seat's own view before the coming turn (``changes`` are not needed: the view is
-    rebuilt from the position every turn, as the original did)."""
-    return {"view": state.view_rows(seat), "turn": state.turn + 1}
-
-
-def message_lines(message: dict) -> list[str]:
+# -- the bot side: text lines, argv, answers ---------------------------------------------
+def lines(message: dict) -> list[str]:
     """The view's rows, top row first: what a per-turn script reads on stdin."""
     return list(message.get("view", ()))
 
 
-def message_argv(message: dict) -> list[str]:
+def argv(message: dict) -> list[str]:
     """The view as one argument (rows joined by newlines), as the original passed it last."""
     if "view" not in message:
         return []
     return ["\n".join(message["view"])]
-
-
-def parse_answer(text: str, state: AbotState, seat: int) -> Action:
-    """The action an answer line means; bad syntax raises ``InvalidAnswerError`` (played as
-    ``rest``, recorded, not counted as a fault)."""
-    return parse_action(text)
 
 
 def answer_text(value: Any) -> str:
@@ -190,38 +274,6 @@ class FunctionClient:
         return AbotView(message["view"], message["turn"])
 
 
-def mark_cells(state: AbotState, seat: int, where: tuple[int, ...]) -> tuple[int, int] | None:
-    """A bot's mark names a cell ``dx dy`` from the bot (``dy`` up), as it stood when it
-    answered: the board's ``x y`` (engine.core.marks); None off the board."""
-    if len(where) != 2:
-        return None
-    x, y = state.xs[seat] + where[0], state.ys[seat] + where[1]
-    return (x, y) if 0 <= x < state.width and 0 <= y < state.height else None
-
-
-# -- the record ---------------------------------------------------------------------------
-def record_start(state: AbotState) -> dict:
-    """The position before turn 1 (``AbotState.start_json()``)."""
-    return state.start_json()
-
-
-def record_turn(state: AbotState, messages: Mapping[int, dict], actions: Mapping[int, Any],
-                changes: dict) -> dict:
-    """A turn's game fields: the events the rules returned (the page redraws from them)."""
-    return dict(changes)
-
-
-def replay_check(turn: Mapping[str, Any], state: AbotState, changes: Mapping[str, Any]) -> str | None:
-    """None when the recorded turn's events are the rules' events, else the first difference."""
-    for key, expected in changes.items():
-        if key not in turn:
-            return f"turn {changes.get('turn')}: the record has no {key!r}"
-        difference = _first_difference(turn[key], expected, key)
-        if difference:
-            return f"turn {changes.get('turn')}: {difference}"
-    return None
-
-
 def _first_difference(recorded: Any, expected: Any, where: str) -> str | None:
     if isinstance(expected, list) and isinstance(recorded, list):
         for index, (got, want) in enumerate(zip(recorded, expected, strict=False)):
@@ -238,28 +290,4 @@ def _first_difference(recorded: Any, expected: Any, where: str) -> str | None:
     return None
 
 
-SPEC = GameSpec(
-    name="abotcalypse", title="aBOTcalypse",
-    summary="Survive falling rocks and meteors on a side view: 2 to 8 bots, all moving at once.",
-    rules_doc="docs/rules/abotcalypse.md",
-    presets=(
-        Preset("trial", "trial (48×24, 200 turns, 1 s a turn)", PRESETS["trial"], (MIN_PLAYERS, MAX_PLAYERS)),
-        Preset("original", "original (100×100, 500 turns, 1 s a turn)", PRESETS["original"],
-               (MIN_PLAYERS, MAX_PLAYERS)),
-    ),
-    default_preset="trial",
-    fields=(
-        SettingField("time_limit_ms", "Time limit (ms)", 1, MAX_TIME_LIMIT_MS, "per turn"),
-        SettingField("max_turns", "Max turns", 1, MAX_TURNS, "turns before the game ends"),
-    ),
-    settings_type=AbotSettings, new_game=new_game, wire=sys.modules[__name__],
-    min_bots=MIN_PLAYERS, max_bots=MAX_PLAYERS, players_setting="players", side_by_side=False,
-    scoring="mean_score", script_mode="per_turn", renderer="abotcalypse",
-    examples_package="engine.games.abotcalypse.examples", menu_order=3,
-    min_score=0,
-)
-
-__all__ = [
-    "SPEC", "AbotView", "FunctionClient", "answer_text", "message_argv", "message_lines", "observation",
-    "parse_answer", "record_start", "record_turn", "replay_check", "start_message",
-]
+__all__ = ["AbotView", "FunctionClient", "Game", "answer_text", "argv", "lines"]
