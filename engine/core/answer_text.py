@@ -1,7 +1,8 @@
 """What each bot is told and how its answer is read, per game (the rules never parse text).
 
-Each game's module (``engine/games/<name>/wire.py``) gives: ``SPEC`` (its ``GameSpec``, which the
-registry discovers), the structured messages each seat is sent (``start_message``,
+Each game's wire (built from its ``engine/games/<name>/game.py`` on the game API, or an older
+``wire.py`` module) gives: ``SPEC`` (its ``GameSpec``, which the registry discovers), the
+structured messages each seat is sent (``start_message``,
 ``observation``), their text-protocol lines and per-turn argv (``message_lines``,
 ``message_argv``), answer parsing (``parse_answer``) and a function bot's return value as an
 answer (``answer_text``; the one below serves Atomas and Flit), the read-only view a function

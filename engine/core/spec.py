@@ -1,6 +1,7 @@
 """What a game is, for everything outside its own modules: ``GameSpec``.
 
-Each game's wire module (``engine/games/<name>/wire.py``) defines ``SPEC``; the registry
+Each game's folder (``engine/games/<name>/``: ``game.py`` on the game API, read by
+``engine.authored``, or an older ``wire.py`` defining ``SPEC``) gives one; the registry
 (``engine.games.registry``) collects them. The CLI, the page, the series core and the bot
 runners ask the spec (presets, editable fields, bot counts, scoring, script mode, example
 bots) instead of testing a game's name. It lives apart from the registry so a wire module
