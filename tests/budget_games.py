@@ -14,7 +14,7 @@ from collections import deque
 
 from engine.bots.step_budget import BudgetExceeded, StepBudget, instrument
 from engine.core.answer_text import answer_text
-from engine.core.errors import InvalidAnswerError
+from engine.core.errors import AnswerError
 from engine.games.registry import get_game
 
 LIMIT = 10_000_000  # generous: these games measure counts, the tests of limits are elsewhere
@@ -80,7 +80,7 @@ def play_atomas(source: str, seed: int, moves: int) -> dict:
         try:
             action = spec.wire.parse_answer(answer, state)
             state.apply_action(action)
-        except InvalidAnswerError:
+        except AnswerError:  # refused: read, or by the rules
             state.apply_action(state.default_action())
     return {"load": load, "steps": steps, "score": state.returns()[0]}
 
@@ -99,7 +99,7 @@ class _Flit:
             move = self.spec.wire.parse_answer(answer, self.state)
             if self.state.check_move(move) is None:
                 move = self.state.default_action()
-        except InvalidAnswerError:
+        except AnswerError:  # refused: read, or by the rules
             move = self.state.default_action()
         changes = self.state.apply_action(move)
         for seat in range(2):
