@@ -243,7 +243,7 @@ class DirectWire:
             if check is not None else (lambda turn, state, changes: None)
         self.message_lines = module._lines or module.lines  # trusted: its own lines, unchecked
         self.message_argv = module._argv or (lambda message: [])
-        self.answer_text = module.answer_text if module._answer_text is not None else default_answer_text
+        self.answer_text = module._answer_text or default_answer_text  # trusted: its own, unwrapped
         self.FunctionClient = module.function_client  # noqa: N815 - the wire modules' name for it
         mark = getattr(game, "mark_cells", None)  # optional: where a bot's mark points
         if mark is not None:
