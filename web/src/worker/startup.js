@@ -74,8 +74,8 @@ function builtSnapshotEntry(entry) {
 const READY_TEXT = {
   sync: "Ready.",
   jspi: "Ready.",
-  relay: "Ready. Bots serve through this page's service worker (relay mode: no shared memory "
-    + "or JSPI here): script bots' input() blocks there.",
+  relay: "Ready. Bots serve through this page's service worker (relay mode): a script bot's "
+    + "input() blocks there.",
   push: "Ready. Script bots that read input() through a whole game (stream mode) cannot run "
     + "here: bot Workers can block neither on shared memory, nor through JavaScript Promise "
     + "Integration (JSPI), nor through a service worker (push mode). Function bots work.",

@@ -1,0 +1,187 @@
+"""Script bots where a bot Worker can block neither on shared memory nor through JSPI (issue
+20, item 1): "relay" mode, where the page's service worker (web/bot_relay_sw.js) answers the bot
+Worker's synchronous XMLHttpRequest with its next request. Chromium has JSPI, so the page is
+asked for the mode (`?bots=relay`; `?bots=push` for the mode without a relay), as WebKit and
+browsers without JSPI choose it themselves.
+
+A posted-style Flit script bot gives the native run's game turn by turn, plain and isolated;
+a spinning script bot is faulted at its time limit and Stop ends its run at once; a bot that
+looks for the relay's route finds it closed, and the relay answers nothing but its channels;
+without a relay, a script bot gets a clear fault at once, never a hang.
+"""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from conftest import ROOMY_MS
+from test_page_attacks import REACH_OUT_BOT
+
+pytestmark = pytest.mark.browser
+
+ROOT = Path(__file__).resolve().parents[2]
+SCRIPT_BOT = (ROOT / "engine" / "games" / "flit" / "examples" / "script.py").read_text(encoding="utf-8")
+SEED, SECRET = 2, "relay-match"
+RELAY_TEXT = "service worker (relay mode)"
+
+# A script bot that reads its first move's input, then spins.
+SPINNING_SCRIPT = """\
+while True:
+    line = input()
+    if line == "M":
+        while True:
+            pass
+"""
+
+# A posted-style script bot that, before it plays, looks for a way to the relay's route from
+# its Worker's global scope (reached through `import js`, as REACH_OUT_BOT does): a new
+# XMLHttpRequest, one rebuilt from the prototypes left, fetch, a script, and the host's own
+# JavaScript functions' constructor. Each attempt is printed to stderr as blocked or REACHED.
+ROUTE_SEEKING_BOT = r'''
+import sys
+
+log = []
+
+
+def attempt(label, fn):
+    try:
+        result = fn()
+        ok = result is not None and type(result).__name__ != "JsNull"
+        log.append(f"relay route via {label}: " + ("REACHED" if ok else "blocked (nothing)"))
+    except BaseException as exc:
+        log.append(f"relay route via {label}: blocked ({type(exc).__name__})")
+
+
+sys.meta_path[:] = [f for f in sys.meta_path if "Deny" not in type(f).__name__]
+import js as g
+
+url = "__koth_relay/v1/read?c=" + "0" * 32 + "&seen=none&hold=0"
+attempt("XMLHttpRequest", lambda: g.XMLHttpRequest.new())
+attempt("XMLHttpRequestUpload", lambda: g.XMLHttpRequestUpload.new())
+attempt("XMLHttpRequestEventTarget", lambda: g.XMLHttpRequestEventTarget.new())
+attempt("the prototype chain", lambda: g.Object.getPrototypeOf(g.XMLHttpRequestUpload.prototype)
+        .constructor.new())
+attempt("fetch", lambda: g.fetch(url))
+attempt("importScripts", lambda: g.importScripts(url))
+attempt("a new Function", lambda: g.Function.new("return XMLHttpRequest")())
+attempt("sendBeacon", lambda: g.navigator.sendBeacon(url))
+print("\n".join(log), file=sys.stderr)
+
+while True:
+    line = input()
+    if line == "M":
+        print("0 0 0 0")
+'''
+
+
+def _native_record(folder: Path) -> dict:
+    script = folder / "script.py"
+    script.write_text(SCRIPT_BOT, encoding="utf-8")
+    replay = folder / "native.json"
+    done = subprocess.run([sys.executable, "-m", "engine", "match", "flit", str(script), "builtin:random",
+                           "--games", "1", "--seed", str(SEED), "--secret", SECRET,
+                           "--time-limit", str(ROOMY_MS), "--replay", str(replay)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stderr
+    return json.loads(replay.read_text(encoding="utf-8"))["records"][0]
+
+
+def _relay_status(page, url: str, secret: str, query: str = "&seen=none&hold=0", method: str = "POST") -> int:
+    """What a request to the relay's route gets, made by the test (its code is exempt from the
+    page's policy): the relay's answer, or the server's 404 when the relay lets it pass."""
+    return page.evaluate("""async ([url, method]) => (await fetch(url, { method })).status""",
+                         [f"{url}__koth_relay/v1/read?c={secret}{query}", method])
+
+
+@pytest.mark.parametrize("isolated", [False, True], ids=["plain", "isolated"])
+def test_a_script_bot_in_relay_mode_plays_the_native_game(open_arena, isolated_url, plain_url, tmp_path,
+                                                          isolated):
+    native = _native_record(tmp_path)
+    url = isolated_url if isolated else plain_url
+    arena = open_arena(url + "?bots=relay")
+    page = arena.page
+    assert page.evaluate("crossOriginIsolated") is isolated
+    assert RELAY_TEXT in arena.status.inner_text(), arena.status.inner_text()
+    assert page.evaluate("Boolean(navigator.serviceWorker.controller)")
+
+    arena.setup(game="flit", games=1, seed=SEED, time_limit_ms=ROOMY_MS)
+    arena.set_bot(1, SCRIPT_BOT, name="script")
+    arena.label("Bot 2 example").select_option("random")
+    arena.label("Secret (optional)").fill(SECRET)
+    began = time.monotonic()
+    arena.run()
+    print(f"{'isolated' if isolated else 'plain'}: {len(native['turns'])} turns in relay mode in "
+          f"{time.monotonic() - began:.1f} s")
+    (record,) = arena.records()
+    assert record["result"] == native["result"]
+    assert record["turns"] == native["turns"]
+
+    # The relay answers only its own route, only for a channel the controller opened: a made-up
+    # secret, a GET, another path of its folder go to the server (404) untouched.
+    assert _relay_status(page, url, "0" * 32) == 404
+    assert _relay_status(page, url, "f" * 31) == 404
+    assert page.evaluate("""async (url) => (await fetch(url)).status""", url + "__koth_relay/v1/read") == 404
+    assert page.evaluate("""async (url) => (await fetch(url, {method: "POST"})).status""",
+                         url + "__koth_relay/v1/other?c=" + "0" * 32) == 404
+    # and the site's own files pass through with their headers
+    headers = page.evaluate("""async (url) => Object.fromEntries((await fetch(url)).headers)""",
+                            url + "bot_worker.js")
+    assert "connect-src" in headers["content-security-policy"], headers
+
+
+def test_a_bot_finds_the_relay_closed_and_a_spinning_script_is_stopped(open_arena, plain_url):
+    arena = open_arena(plain_url + "?bots=relay")
+    assert RELAY_TEXT in arena.status.inner_text(), arena.status.inner_text()
+
+    # Every way to the relay's route from bot code is closed, and the bot still plays.
+    arena.setup(game="flit", games=1, seed=5, time_limit_ms=ROOMY_MS, max_moves=20)
+    arena.set_bot(1, ROUTE_SEEKING_BOT, name="seeker")
+    arena.label("Bot 2 example").select_option("greedy")
+    arena.run()
+    text = arena.console(1).inner_text()
+    for label in ("XMLHttpRequest", "XMLHttpRequestUpload", "XMLHttpRequestEventTarget", "the prototype chain",
+                  "fetch", "importScripts", "a new Function", "sendBeacon"):
+        assert f"relay route via {label}: blocked" in text, (label, text)
+    assert "REACHED" not in text, text
+    assert arena.result_row("seeker")[4] == "0", arena.result_row("seeker")
+    # The other untrusted APIs stay withheld in relay mode too.
+    arena.set_bot(1, REACH_OUT_BOT, name="reacher")
+    arena.run()
+    reach = arena.console(1).inner_text()
+    assert "REACHED" not in reach.replace("global via import js: reached", ""), reach
+
+    # A script bot that spins on its first move is faulted at its time limit and the run ends.
+    arena.setup(game="flit", games=1, seed=3, time_limit_ms=1000, max_moves=4)
+    arena.set_bot(1, SPINNING_SCRIPT, name="spinner")
+    began = time.monotonic()
+    arena.run(timeout_ms=300_000)
+    print(f"a spinning script's run of 4 moves, 1 s limit: {time.monotonic() - began:.1f} s")
+    assert int(arena.result_row("spinner")[4]) >= 1, arena.result_row("spinner")
+    assert arena.result_row("greedy")[4] == "0", arena.result_row("greedy")
+
+    # Stop ends a run whose script bot spins under a 60 s limit, without waiting for it.
+    arena.setup(time_limit_ms=60_000, max_moves=100)
+    arena.start_run()
+    arena.page.wait_for_timeout(1500)  # the spinner is asked and spins
+    assert arena.page.evaluate("window.kothArena.run") is not None
+    began = time.monotonic()
+    arena.button("Stop").click()
+    status = arena.wait_finished(timeout_ms=60_000)  # the hard limit is 600 s
+    print(f"Stop took {time.monotonic() - began:.2f} s")
+    assert status.startswith("Stopped"), status
+
+
+def test_without_a_relay_a_script_bot_is_a_clear_fault_not_a_hang(open_arena, plain_url):
+    arena = open_arena(plain_url + "?bots=push")
+    status = arena.status.inner_text()
+    assert "Script bots that read input() through a whole game (stream mode) cannot run here" in status, status
+    arena.setup(game="flit", games=1, seed=SEED, time_limit_ms=ROOMY_MS, max_moves=20)
+    arena.set_bot(1, SCRIPT_BOT, name="script")
+    arena.label("Bot 2 example").select_option("random")
+    arena.run(timeout_ms=120_000)
+    assert "cannot run here" in arena.console(1).inner_text(), arena.console(1).inner_text()
+    assert arena.result_row("random")[4] == "0"
