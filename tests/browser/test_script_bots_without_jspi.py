@@ -90,11 +90,15 @@ def _native_record(folder: Path) -> dict:
     return json.loads(replay.read_text(encoding="utf-8"))["records"][0]
 
 
-def _relay_status(page, url: str, secret: str, query: str = "&seen=none&hold=0", method: str = "POST") -> int:
-    """What a request to the relay's route gets, made by the test (its code is exempt from the
-    page's policy): the relay's answer, or the server's 404 when the relay lets it pass."""
-    return page.evaluate("""async ([url, method]) => (await fetch(url, { method })).status""",
-                         [f"{url}__koth_relay/v1/read?c={secret}{query}", method])
+def _passes_through(page, url: str, method: str = "POST") -> bool:
+    """Whether a request the page makes (test code: exempt from its policy) gets the server's
+    own answer, as one that bypasses the service worker does: the relay let it pass."""
+    through_page = page.evaluate("""async ([url, method]) => {
+        const response = await fetch(url, { method });
+        return [response.status, response.headers.get("cache-control")];
+    }""", [url, method])
+    direct = page.context.request.fetch(url, method=method)
+    return through_page == [direct.status, direct.headers.get("cache-control")]
 
 
 @pytest.mark.parametrize("isolated", [False, True], ids=["plain", "isolated"])
@@ -121,12 +125,13 @@ def test_a_script_bot_in_relay_mode_plays_the_native_game(open_arena, isolated_u
     assert record["turns"] == native["turns"]
 
     # The relay answers only its own route, only for a channel the controller opened: a made-up
-    # secret, a GET, another path of its folder go to the server (404) untouched.
-    assert _relay_status(page, url, "0" * 32) == 404
-    assert _relay_status(page, url, "f" * 31) == 404
-    assert page.evaluate("""async (url) => (await fetch(url)).status""", url + "__koth_relay/v1/read") == 404
-    assert page.evaluate("""async (url) => (await fetch(url, {method: "POST"})).status""",
-                         url + "__koth_relay/v1/other?c=" + "0" * 32) == 404
+    # secret, a malformed one, a GET, another path of its folder go to the server untouched.
+    route = f"{url}__koth_relay/v1/"
+    for target, method in [(f"{route}read?c={'0' * 32}&seen=none&hold=0", "POST"),
+                           (f"{route}write?c={'0' * 32}&seq=1", "POST"),
+                           (f"{route}read?c={'f' * 31}&seen=none&hold=0", "POST"),
+                           (f"{route}read", "GET"), (f"{route}other?c={'0' * 32}", "POST")]:
+        assert _passes_through(page, target, method), (target, method)
     # and the site's own files pass through with their headers
     headers = page.evaluate("""async (url) => Object.fromEntries((await fetch(url)).headers)""",
                             url + "bot_worker.js")
@@ -138,7 +143,7 @@ def test_a_bot_finds_the_relay_closed_and_a_spinning_script_is_stopped(open_aren
     assert RELAY_TEXT in arena.status.inner_text(), arena.status.inner_text()
 
     # Every way to the relay's route from bot code is closed, and the bot still plays.
-    arena.setup(game="flit", games=1, seed=5, time_limit_ms=ROOMY_MS, max_moves=20)
+    arena.setup(game="flit", games=1, seed=5, time_limit_ms=ROOMY_MS)
     arena.set_bot(1, ROUTE_SEEKING_BOT, name="seeker")
     arena.label("Bot 2 example").select_option("greedy")
     arena.run()
@@ -155,16 +160,16 @@ def test_a_bot_finds_the_relay_closed_and_a_spinning_script_is_stopped(open_aren
     assert "REACHED" not in reach.replace("global via import js: reached", ""), reach
 
     # A script bot that spins on its first move is faulted at its time limit and the run ends.
-    arena.setup(game="flit", games=1, seed=3, time_limit_ms=1000, max_moves=4)
+    arena.setup(game="flit", games=1, seed=3, time_limit_ms=200)
     arena.set_bot(1, SPINNING_SCRIPT, name="spinner")
     began = time.monotonic()
     arena.run(timeout_ms=300_000)
-    print(f"a spinning script's run of 4 moves, 1 s limit: {time.monotonic() - began:.1f} s")
+    print(f"a spinning script's run, 200 ms limit (2 s hard): {time.monotonic() - began:.1f} s")
     assert int(arena.result_row("spinner")[4]) >= 1, arena.result_row("spinner")
-    assert arena.result_row("greedy")[4] == "0", arena.result_row("greedy")
+    assert "timeout" in arena.console(1).inner_text(), arena.console(1).inner_text()
 
     # Stop ends a run whose script bot spins under a 60 s limit, without waiting for it.
-    arena.setup(time_limit_ms=60_000, max_moves=100)
+    arena.setup(time_limit_ms=60_000)
     arena.start_run()
     arena.page.wait_for_timeout(1500)  # the spinner is asked and spins
     assert arena.page.evaluate("window.kothArena.run") is not None
@@ -179,7 +184,7 @@ def test_without_a_relay_a_script_bot_is_a_clear_fault_not_a_hang(open_arena, pl
     arena = open_arena(plain_url + "?bots=push")
     status = arena.status.inner_text()
     assert "Script bots that read input() through a whole game (stream mode) cannot run here" in status, status
-    arena.setup(game="flit", games=1, seed=SEED, time_limit_ms=ROOMY_MS, max_moves=20)
+    arena.setup(game="flit", games=1, seed=SEED, time_limit_ms=ROOMY_MS)
     arena.set_bot(1, SCRIPT_BOT, name="script")
     arena.label("Bot 2 example").select_option("random")
     arena.run(timeout_ms=120_000)
