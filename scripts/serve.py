@@ -62,7 +62,8 @@ PAGE_CONNECT = "https://api.stackexchange.com"
 # (web/bot_relay_sw.js, answered by the page's service worker; "relay" mode).
 RELAY_READ = "__koth_relay/v1/read"
 # A Host header that can be written into a policy as it is (anything else: no relay).
-SAFE_HOST = re.compile(r"(?:[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){0,8}|\[[0-9A-Fa-f:.]{2,45}\])(?::[0-9]{1,5})?")
+SAFE_HOST = re.compile(r"(?:[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){0,8}|\[[0-9A-Fa-f:.]{2,45}\])"
+                       r"(?::[0-9]{1,5})?")
 SAFE_DIR = re.compile(r"/(?:[A-Za-z0-9._~-]+/){0,16}")
 
 

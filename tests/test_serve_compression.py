@@ -84,7 +84,8 @@ def bot_policy(server) -> str:
     """A bot Worker's policy: nothing but its read from the bots' relay (web/bot_relay_sw.js),
     at the host the request named."""
     host, port = server.server_address[:2]
-    return f"default-src 'none'; script-src 'wasm-unsafe-eval'; connect-src {host}:{port}/__koth_relay/v1/read"
+    return ("default-src 'none'; script-src 'wasm-unsafe-eval'; "
+            f"connect-src {host}:{port}/__koth_relay/v1/read")
 
 
 def fetch(server, path: str, accept_encoding: str | None = None, method: str = "GET",

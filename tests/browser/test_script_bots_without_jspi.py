@@ -148,8 +148,8 @@ def test_a_bot_finds_the_relay_closed_and_a_spinning_script_is_stopped(open_aren
     arena.label("Bot 2 example").select_option("greedy")
     arena.run()
     text = arena.console(1).inner_text()
-    for label in ("XMLHttpRequest", "XMLHttpRequestUpload", "XMLHttpRequestEventTarget", "the prototype chain",
-                  "fetch", "importScripts", "a new Function", "sendBeacon"):
+    for label in ("XMLHttpRequest", "XMLHttpRequestUpload", "XMLHttpRequestEventTarget",
+                  "the prototype chain", "fetch", "importScripts", "a new Function", "sendBeacon"):
         assert f"relay route via {label}: blocked" in text, (label, text)
     assert "REACHED" not in text, text
     assert arena.result_row("seeker")[4] == "0", arena.result_row("seeker")
@@ -183,7 +183,8 @@ def test_a_bot_finds_the_relay_closed_and_a_spinning_script_is_stopped(open_aren
 def test_without_a_relay_a_script_bot_is_a_clear_fault_not_a_hang(open_arena, plain_url):
     arena = open_arena(plain_url + "?bots=push")
     status = arena.status.inner_text()
-    assert "Script bots that read input() through a whole game (stream mode) cannot run here" in status, status
+    assert "Script bots that read input() through a whole game (stream mode) cannot run here" in status, \
+        status
     arena.setup(game="flit", games=1, seed=SEED, time_limit_ms=ROOMY_MS)
     arena.set_bot(1, SCRIPT_BOT, name="script")
     arena.label("Bot 2 example").select_option("random")
