@@ -12,6 +12,7 @@ without a relay, a script bot gets a clear fault at once, never a hang.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import time
@@ -19,6 +20,7 @@ from pathlib import Path
 
 import pytest
 from conftest import ROOMY_MS
+from test_firefox_page import FirefoxArena
 from test_page_attacks import REACH_OUT_BOT
 
 pytestmark = pytest.mark.browser
@@ -191,3 +193,28 @@ def test_without_a_relay_a_script_bot_is_a_clear_fault_not_a_hang(open_arena, pl
     arena.run(timeout_ms=120_000)
     assert "cannot run here" in arena.console(1).inner_text(), arena.console(1).inner_text()
     assert arena.result_row("random")[4] == "0"
+
+
+@pytest.mark.skipif(os.environ.get("KOTH_WEBKIT_TESTS") != "1",
+                    reason="WebKit tests are opt-in: KOTH_WEBKIT_TESTS=1")
+def test_webkit_runs_a_script_bot_through_the_relay(webkit, plain_url, tmp_path):
+    """WebKit has neither JSPI nor shared memory for Workers: it picks relay mode itself (no
+    `?bots=`), and the posted script bot plays the native run's game."""
+    native = _native_record(tmp_path)
+    arena = FirefoxArena(webkit, plain_url)
+    try:
+        assert RELAY_TEXT in arena.status(), arena.status()
+        arena.setup(games=1, seed=SEED, time_limit_ms=ROOMY_MS)
+        arena.bot(1, SCRIPT_BOT, "script")
+        arena.set("Bot 2 example", "random")
+        arena.set("Secret (optional)", SECRET)
+        began = time.monotonic()
+        arena.run()
+        print(f"{webkit.version}: {len(native['turns'])} turns in relay mode in "
+              f"{time.monotonic() - began:.1f} s")
+        (record,) = arena.records()
+        assert record["result"] == native["result"]
+        assert record["turns"] == native["turns"]
+        assert not arena.page.errors(), arena.page.errors()
+    finally:
+        arena.page.close()
