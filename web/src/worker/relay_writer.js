@@ -34,6 +34,7 @@ export async function writeRequest(channel, id, json) {
   return status === 204 ? "ok" : "lost";
 }
 
+// After its open has been answered: a close that overtook it would leave the channel open.
 export function closeChannel(channel) {
-  post("close", channel.secret);
+  channel.opened.then((opened) => { if (opened) post("close", channel.secret); });
 }
