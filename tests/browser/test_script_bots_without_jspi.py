@@ -22,6 +22,9 @@ import pytest
 from conftest import ROOMY_MS
 from test_firefox_page import FirefoxArena
 from test_page_attacks import REACH_OUT_BOT
+from test_same_seed import BUDGET, _first_difference, _native, _page_records
+
+from engine.play.debug_part import rules_part
 
 pytestmark = pytest.mark.browser
 
@@ -193,6 +196,32 @@ def test_without_a_relay_a_script_bot_is_a_clear_fault_not_a_hang(open_arena, pl
     arena.run(timeout_ms=120_000)
     assert "cannot run here" in arena.console(1).inner_text(), arena.console(1).inner_text()
     assert arena.result_row("random")[4] == "0"
+
+
+def test_a_tournament_with_a_script_bot_in_relay_mode_is_the_native_one(open_arena, plain_url, tmp_path):
+    """Under a step budget (a fresh Worker, and so a fresh relay channel, for every load), 2
+    matches at once: every game and the tournament's JSON are the native run's."""
+    pool = {name: (ROOT / "engine" / "games" / "flit" / "examples" / f"{name}.py").read_text(encoding="utf-8")
+            for name in ("script", "greedy", "random")}
+    challenge = {"format": "koth-arena-challenge", "version": 1, "title": "relay", "description": "",
+                 "game": "flit", "preset": "trial", "settings": {"time_limit_ms": 1000}, "games": 2,
+                 "seed": 11, "secret": "relay-tournament",
+                 "entries": [{"name": n, "code": code} for n, code in pool.items()]}
+    expected, records = _native(challenge, BUDGET, tmp_path / "native")
+    arena = open_arena(plain_url + "?bots=relay")
+    assert RELAY_TEXT in arena.status.inner_text(), arena.status.inner_text()
+    began = time.monotonic()
+    assert arena.page.evaluate("([c, b]) => window.kothArena.tournament.start(c, {parallel: 2, budget: b})",
+                               [challenge, BUDGET]) is not None
+    status = arena.wait_finished(600_000)
+    assert status.startswith("Finished the tournament"), status
+    print(f"a 6-game tournament in relay mode, 2 at once: {time.monotonic() - began:.1f} s")
+    failures = [f"game {i + 1}: {_first_difference(mine, theirs)}"
+                for i, (mine, theirs) in enumerate(zip(_page_records(arena, len(expected["games"])), records,
+                                                       strict=True))
+                if rules_part(mine) != rules_part(theirs)]
+    assert not failures, "\n".join(failures)
+    assert arena.page.evaluate("window.kothArena.tournament.result") == expected
 
 
 @pytest.mark.skipif(os.environ.get("KOTH_WEBKIT_TESTS") != "1",
