@@ -48,7 +48,8 @@ BUNDLES = [
 # Bundled last, with config.json written into them (SITE_CONFIG): their fetches start at once.
 CONFIGURED_BUNDLES = [("web/src/boot.js", "boot.js"),
                       ("web/src/controller_worker.js", "controller_worker.js")]
-STATIC_FILES = ["web/index.html", "web/style.css", "web/main.py"]
+# bot_relay_sw.js: the bots' relay, a service worker (a classic script: no bundle, no import)
+STATIC_FILES = ["web/index.html", "web/style.css", "web/main.py", "web/bot_relay_sw.js"]
 # Files of node_modules/pyodide/ that loadPyodide may fetch (any version layout).
 PYODIDE_SUFFIXES = (".js", ".mjs", ".wasm", ".zip")
 PYODIDE_EXTRA = ("pyodide-lock.json", "package.json")

@@ -21,6 +21,7 @@ import functools
 import importlib.util
 import json
 import os
+import re
 import stat
 import sys
 import threading
@@ -57,17 +58,31 @@ SIBLING_TYPES = {".gz": "application/gzip", ".br": "application/octet-stream"}
 PAGE_CONNECT = "https://api.stackexchange.com"
 
 
-def content_security_policy(path: str, pyodide_origin: str = "") -> str:
+# The one URL a bot Worker may request, beside bot_worker.js: its read from the bots' relay
+# (web/bot_relay_sw.js, answered by the page's service worker; "relay" mode).
+RELAY_READ = "__koth_relay/v1/read"
+# A Host header that can be written into a policy as it is (anything else: no relay).
+SAFE_HOST = re.compile(r"(?:[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){0,8}|\[[0-9A-Fa-f:.]{2,45}\])"
+                       r"(?::[0-9]{1,5})?")
+SAFE_DIR = re.compile(r"/(?:[A-Za-z0-9._~-]+/){0,16}")
+
+
+def content_security_policy(path: str, pyodide_origin: str = "", host: str = "") -> str:
     """The policy for one file of the site. A Worker's policy is the one its script is
     served with, so each Worker gets its own: the controller loads Pyodide and the engine
     from this origin (or the Pyodide CDN) and starts the bot Workers; a bot Worker gets
     every byte it needs in a message and may load, fetch or start nothing (only compile
-    WebAssembly, for Pyodide). index.html carries the page's policy in a meta tag too,
-    for hosts that cannot send headers."""
-    name = path.split("?", 1)[0].split("#", 1)[0].rsplit("/", 1)[-1]
+    WebAssembly, for Pyodide), but for one URL, its read from the bots' relay, written
+    with the request's `host` (a source without a scheme takes the Worker's). index.html
+    carries the page's policy in a meta tag too, for hosts that cannot send headers."""
+    bare = path.split("?", 1)[0].split("#", 1)[0]
+    folder, name = bare.rsplit("/", 1) if "/" in bare else ("", bare)
     extra = f" {pyodide_origin}" if pyodide_origin else ""
     if name == "bot_worker.js":
-        return "default-src 'none'; script-src 'wasm-unsafe-eval'"
+        policy = "default-src 'none'; script-src 'wasm-unsafe-eval'"
+        if SAFE_HOST.fullmatch(host) and SAFE_DIR.fullmatch(folder + "/"):
+            policy += f"; connect-src {host}{folder}/{RELAY_READ}"
+        return policy
     if name == "controller_worker.js":
         return (f"default-src 'none'; script-src 'self' 'wasm-unsafe-eval'{extra}; "
                 f"connect-src 'self'{extra}; worker-src 'self'")
@@ -142,7 +157,8 @@ class ArenaHandler(SimpleHTTPRequestHandler):
             self.send_header("Vary", "Accept-Encoding")
         if self.csp:
             self.send_header("Content-Security-Policy",
-                             content_security_policy(self.path, self.pyodide_origin))
+                             content_security_policy(self.path, self.pyodide_origin,
+                                                     self.headers.get("Host", "")))
         if self.isolation:
             self.send_header("Cross-Origin-Opener-Policy", "same-origin")
             self.send_header("Cross-Origin-Embedder-Policy", "require-corp")

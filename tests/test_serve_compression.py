@@ -80,6 +80,14 @@ def server(site):
     server.server_close()
 
 
+def bot_policy(server) -> str:
+    """A bot Worker's policy: nothing but its read from the bots' relay (web/bot_relay_sw.js),
+    at the host the request named."""
+    host, port = server.server_address[:2]
+    return ("default-src 'none'; script-src 'wasm-unsafe-eval'; "
+            f"connect-src {host}:{port}/__koth_relay/v1/read")
+
+
 def fetch(server, path: str, accept_encoding: str | None = None, method: str = "GET",
           headers: dict | None = None):
     """(status, headers, body) of one request; accept_encoding None sends no
@@ -167,8 +175,7 @@ def test_a_compressed_bot_worker_keeps_its_strict_policy_and_isolation(server):
     status, headers, body = fetch(server, "/bot_worker.js", "gzip")
     assert status == 200
     assert headers["Content-Encoding"] == "gzip"
-    assert headers["Content-Security-Policy"] == \
-        "default-src 'none'; script-src 'wasm-unsafe-eval'"
+    assert headers["Content-Security-Policy"] == bot_policy(server)
     assert headers["Cross-Origin-Opener-Policy"] == "same-origin"
     assert headers["Cross-Origin-Embedder-Policy"] == "require-corp"
     assert headers["Cross-Origin-Resource-Policy"] == "same-origin"
@@ -192,8 +199,7 @@ def test_head_sends_the_compressed_headers_without_a_body(server, site):
     assert body == b""
     assert headers["Content-Encoding"] == "gzip"
     assert int(headers["Content-Length"]) == (site / "bot_worker.js.gz").stat().st_size
-    assert headers["Content-Security-Policy"] == \
-        "default-src 'none'; script-src 'wasm-unsafe-eval'"
+    assert headers["Content-Security-Policy"] == bot_policy(server)
 
 
 @pytest.mark.parametrize("accept", [None, "gzip", "br, gzip"])
@@ -206,8 +212,7 @@ def test_if_modified_since_gets_304_in_every_encoding(server, accept):
     assert status == 304
     assert body == b""
     assert headers["Vary"] == "Accept-Encoding"
-    assert headers["Content-Security-Policy"] == \
-        "default-src 'none'; script-src 'wasm-unsafe-eval'"
+    assert headers["Content-Security-Policy"] == bot_policy(server)
     # a date before the file's: the file is sent again
     status, _, _ = fetch(server, "/bot_worker.js", accept,
                          headers={"If-Modified-Since": "Thu, 01 Jan 1998 00:00:00 GMT"})

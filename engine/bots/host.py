@@ -127,9 +127,11 @@ class BotHost:
             if not self.can_block:
                 self.runner = None
                 return {"ok": False, "kind": "script", "line": None,
-                        "error": "script bots that read input() need JavaScript Promise "
-                                 "Integration (JSPI), which this browser lacks; write a "
-                                 "function bot (def move(view): ...) instead"}
+                        "error": "script bots that read input() through a whole game cannot "
+                                 "run here: this page's bot Workers can block neither on shared "
+                                 "memory, nor through JavaScript Promise Integration (JSPI), nor "
+                                 "through its service worker; write a function bot "
+                                 "(def move(view): ...) instead"}
             self.runner = StreamScriptRunner(self.game, self.bot, self.receive, self.send, budget)
         else:
             self.runner = OneShotScriptRunner(self.game, self.bot, get_game(self.game).script_mode, budget)

@@ -5,6 +5,7 @@
 // over (window.kothBoot.take()) with the messages it sent meanwhile. Inside a Stack Snippet
 // this script does not run: app.js starts the controller, which fetches what it needs.
 import { canShareMemory } from "./shared_memory.js";
+import { forcedMode, relayControls, relayWanted } from "./bot_modes.js";
 
 performance.mark("controller-started");
 const stopFlag = canShareMemory() ? new Int32Array(new SharedArrayBuffer(4)) : null;
@@ -45,12 +46,18 @@ function fetchSnapshot() {
   }
 }
 
-const snapshotFromPage = fetchSnapshot();
+// Where the bots need the relay (bot_modes.js) and it does not serve this page yet (a first
+// visit), app.js starts the controller once it does: Workers started before are not served.
+const waitForRelay = relayWanted() && !relayControls();
+const snapshotFromPage = !waitForRelay && fetchSnapshot();
 try {
-  worker = new Worker("controller_worker.js", { type: "module" });
-  worker.addEventListener("message", keep);
-  worker.addEventListener("error", keep);
-  worker.postMessage({ type: "init", stopFlag, siteFiles: null, snapshotFromPage });
+  if (!waitForRelay) {
+    worker = new Worker("controller_worker.js", { type: "module" });
+    worker.addEventListener("message", keep);
+    worker.addEventListener("error", keep);
+    const bots = { force: forcedMode(), relay: relayWanted() && relayControls() };
+    worker.postMessage({ type: "init", stopFlag, siteFiles: null, snapshotFromPage, bots });
+  }
 } catch (err) {
   worker = null; // app.js starts one and reports what goes wrong
 }

@@ -10,6 +10,7 @@
 //                     {type: "serve"}                  (sync mode: you have a bot now)
 //                     {type: "req", id, json, port}    (a host request, JSON text, and the
 //                                                       MessagePort its reply goes to)
+//                     init.relay: {url, secret} (the relay's channel), init.force: "relay"|"push"
 // Bot -> controller:  {type: "ready", mode, heap, startup} | {type: "failed", message}
 //                     on the request's port: {id, json} (the host's reply, JSON text)
 //
@@ -19,8 +20,11 @@
 //   script bot's input() simply blocks;
 // - "jspi": requests come as messages; the host pulls them with Pyodide's run_sync, so a
 //   script bot's input() can block (JavaScript Promise Integration);
-// - "push": neither: each request is pushed through host.handle(); long-running script
-//   bots cannot run, function bots can.
+// - "relay": neither, but the page's service worker (web/bot_relay_sw.js) relays: the host
+//   blocks in a synchronous XMLHttpRequest for the next request (relay_reader.js), and
+//   replies go to the controller as {type: "reply", id, json} messages;
+// - "push": none of these: each request is pushed through host.handle(); long-running
+//   script bots cannot run, function bots can.
 //
 // Bot code is untrusted and can reach this Worker's global scope (any JavaScript object
 // Python holds leads there), so before it runs, withholdFromBots() removes everything
@@ -32,6 +36,7 @@ import createPyodideModule from "pyodide/pyodide.asm.mjs";
 import { PYTHON_ENV } from "./python_env.js";
 import { Channel, ChannelOverflow } from "./sync_channel.js";
 import { asReplyId, asReplyText } from "./reply_text.js";
+import { relayReader, serveThroughRelay } from "./relay_reader.js";
 import { answerFetches, useCompiledModule } from "./shared_wasm.js";
 import { SNAPSHOT_TO_COME, isSparseSnapshot, restoringSparse, snapshotMemoryBytes } from "./sparse_snapshot.js";
 
@@ -92,7 +97,7 @@ import json, sys
 from engine.bots.host import BotHost
 
 def _serve(next_request, send_reply, mode):
-    if mode == "sync":
+    if mode in ("sync", "relay"):
         def receive():
             return json.loads(next_request())
     elif mode == "jspi":
@@ -220,7 +225,7 @@ const snapshotToCome = new Promise((resolve) => { resolveSnapshot = resolve; });
 const comingSnapshot = { bytes: null };
 
 async function init({ indexURL, interruptBuffer, wasmModule, channels, snapshot, memoryBytes, files, lockFile,
-  converter }) {
+  converter, relay, force }) {
   startup.marks.init = performance.now();
   if (converter) capMemory(Number(converter.memoryBytes) || 512 * 2 ** 20);
   // Everything Pyodide fetches while it starts comes in this message: this Worker may not
@@ -266,6 +271,7 @@ async function init({ indexURL, interruptBuffer, wasmModule, channels, snapshot,
   }
   pyodide.runPython(BOOT);
   const serve = pyodide.globals.get("_serve");
+  const reader = relay && !channels ? relayReader(relay.url, relay.secret) : null;
   withholdFromBots();
   // heap: the Python heap's size now, before any bot code has run (the controller sizes its
   // tournaments by it).
@@ -314,10 +320,13 @@ async function init({ indexURL, interruptBuffer, wasmModule, channels, snapshot,
       }
     };
     ready("sync");
-  } else if (typeof WebAssembly.Suspending === "function") {
+  } else if (typeof WebAssembly.Suspending === "function" && !force) {
     answerPendingFatal = () => postReply(replyId, fatalReply);
     ready("jspi");
     serve.callPromising(nextRequest, postReply, "jspi").catch((err) => { if (fatalReply === null) failed(err); });
+  } else if (reader && force !== "push" && reader.probe()) {
+    serveThroughRelay(serve, reader, { post: postToController, ready, failed, fatalReply: () => fatalReply,
+      onFatal: (answer) => { answerPendingFatal = answer; } });
   } else {
     answerPendingFatal = () => postReply(replyId, fatalReply);
     pushHandle = serve(nextRequest, postReply, "push");

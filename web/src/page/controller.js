@@ -6,6 +6,7 @@ import * as storage from "../storage.js";
 import { startModuleWorker } from "../embedded_worker.js";
 import { onPython2Message } from "../python2.js";
 import { canShareMemory } from "../shared_memory.js";
+import { startRelay } from "../bot_modes.js";
 import { validSpecs } from "./store.js";
 
 export function createController(app) {
@@ -20,8 +21,10 @@ export function createController(app) {
   // Leaving the page: stop Python at once rather than leave it to the browser's teardown.
   window.addEventListener("pagehide", () => { if (worker) worker.terminate(); });
 
-  function start() {
+  // The bots' mode and relay (bot_modes.js): asked here when boot.js started no Worker.
+  async function start() {
     const embed = app.embed.data;
+    const bots = booted && !embed ? null : embed ? { force: null, relay: false } : await startRelay();
     let started;
     const early = booted && !embed ? booted.early : [];
     try {
@@ -40,7 +43,7 @@ export function createController(app) {
     // Messages from a Worker that was replaced are dropped.
     started.addEventListener("message", (ev) => { if (worker === started) onMessage(ev.data); });
     if (started !== booted?.worker) {
-      started.postMessage({ type: "init", stopFlag, siteFiles: embed ? embed.files : null });
+      started.postMessage({ type: "init", stopFlag, siteFiles: embed ? embed.files : null, bots });
     }
     booted = null; // a replacement Worker is started here
     storage.remove("python-snapshot"); // what earlier versions kept of a snapshot they cached

@@ -1,11 +1,13 @@
 // One bot Worker (bot_worker.js) as the controller sees it: started from the snapshot, asked
-// through shared memory (sync mode, cross-origin isolated) or one MessageChannel per request
-// (the message modes), interrupted, and killed. Its replies are checked (replies.js).
+// through shared memory (sync mode, cross-origin isolated), one MessageChannel per request
+// (the message modes) or the page's service worker (relay mode: relay_writer.js),
+// interrupted, and killed. Its replies are checked (replies.js).
 
 import { Channel, ChannelOverflow, newChannelBuffer } from "../sync_channel.js";
 import { MAX_REPLY_CHARS } from "../reply_text.js";
 import { STOPPED, botInit, ctl, isolated, newBotWorker, snapshotKnown, stopRequested } from "./state.js";
 import { checkedReply, malformed } from "./replies.js";
+import { RELAY_BASE, closeChannel, openChannel, writeRequest } from "./relay_writer.js";
 
 const MAX_MESSAGES_PER_REQUEST = 64; // a bot Worker that posts more is flooding: stopped
 const WAIT_SLICE_MS = 20; // sync mode: how often a blocked controller looks at the stop flag
@@ -19,11 +21,14 @@ export class BotWorker {
     this.worker = newBotWorker();
     this.converter = converter !== null;
     this.interrupt = isolated && !converter ? new Uint8Array(new SharedArrayBuffer(1)) : null;
-    // Cross-origin isolated: requests and replies go through shared memory (sync mode).
-    const channels = isolated && !converter ? { request: newChannelBuffer(), reply: newChannelBuffer() } : null;
+    // Cross-origin isolated: requests and replies go through shared memory (sync mode), unless
+    // the page asked for a less capable mode (?bots=relay|push, for tests).
+    const channels = isolated && !converter && !ctl.force
+      ? { request: newChannelBuffer(), reply: newChannelBuffer() } : null;
+    this.relay = !converter && !channels && ctl.relay && ctl.force !== "push" ? openChannel() : null;
     this.requests = channels && new Channel(channels.request);
     this.replies = channels && new Channel(channels.reply);
-    this.mode = null; // "sync", "jspi" or "push", as the bot Worker reports it
+    this.mode = null; // "sync", "jspi", "relay" or "push", as the bot Worker reports it
     this.pending = null; // {id, resolve} in the message modes
     this.dead = false;
     this.isReady = false;
@@ -33,7 +38,8 @@ export class BotWorker {
         if (!data || typeof data !== "object") return;
         if (data.type === "ready" && !this.isReady) {
           this.isReady = true;
-          this.mode = ["sync", "jspi", "push"].includes(data.mode) ? data.mode : "push";
+          this.mode = ["sync", "jspi", "relay", "push"].includes(data.mode) ? data.mode : "push";
+          if (this.mode === "relay" && !this.relay) this.mode = "push";
           // its start-up's steps, for scripts/bench_web (numbers only: it is a Worker's word)
           this.startup = data.startup && typeof data.startup === "object" ? {
             timeOrigin: Number(data.startup.timeOrigin) || 0,
@@ -41,9 +47,14 @@ export class BotWorker {
               .map(([k, v]) => [String(k).slice(0, 40), Number(v) || 0])),
           } : null;
           this.heapBytes = Number(data.heap) || 0; // its Python heap, before any bot code ran
-          if (ctl.scriptBots === null && !this.converter) ctl.scriptBots = this.mode !== "push";
+          if (ctl.scriptBots === null && !this.converter) {
+            ctl.scriptBots = this.mode !== "push";
+            ctl.botsMode = this.mode;
+          }
           resolve(this);
           botEvents.ready();
+        } else if (data.type === "reply" && this.mode === "relay" && this.pending && this.pending.onReply) {
+          this.pending.onReply(data);
         } else if (data.type === "failed" && !this.isReady) {
           reject(new Error(String(data.message).slice(0, 500)));
         } else if (data.type === "failed") {
@@ -56,11 +67,12 @@ export class BotWorker {
         this.kill();
       };
     });
-    botInit.promise.then(() => {
+    Promise.all([botInit.promise, this.relay && this.relay.opened]).then(([, opened]) => {
       if (this.dead) return;
       const init = { type: "init", indexURL: ctl.indexURL, interruptBuffer: this.interrupt, wasmModule: ctl.wasmModule,
         channels, files: converter ? { ...ctl.botFiles, "python2.zip": converter } : ctl.botFiles, lockFile: ctl.lockFile,
-        converter: converter ? { memoryBytes: CONVERT_MEMORY_BYTES } : null };
+        converter: converter ? { memoryBytes: CONVERT_MEMORY_BYTES } : null, force: converter ? null : ctl.force,
+        relay: opened ? { url: RELAY_BASE, secret: this.relay.secret } : null };
       if (!ctl.snapshot && ctl.snapshotMemoryBytes) {
         this.worker.postMessage({ ...init, memoryBytes: ctl.snapshotMemoryBytes });
         snapshotKnown.promise.then((bytes) => { if (!this.dead) this.worker.postMessage({ type: "snapshot", snapshot: bytes }); });
@@ -77,6 +89,7 @@ export class BotWorker {
   request(id, json, check = checkedReply) {
     this.used = true; // bot code may run in it from now on
     this.clearInterrupt();
+    if (this.mode === "relay") return this.relayRequest(id, json, check);
     const { port1, port2 } = new MessageChannel();
     return new Promise((resolve) => {
       let messages = 0;
@@ -100,6 +113,37 @@ export class BotWorker {
         finish(check(data.json));
       };
       this.worker.postMessage({ type: "req", id, json, port: port2 }, [port2]);
+    });
+  }
+
+  // Relay mode: as request(), the request written to the relay and the reply a message of
+  // the Worker's own, {type: "reply", id, json}, counted as a port's are.
+  relayRequest(id, json, check) {
+    return new Promise((resolve) => {
+      let messages = 0;
+      const finish = (reply) => {
+        if (this.pending && this.pending.id === id) this.pending = null;
+        resolve(reply);
+      };
+      const onReply = (data) => {
+        messages += 1;
+        if (messages > MAX_MESSAGES_PER_REQUEST) {
+          finish(malformed(`its Worker posted more than ${MAX_MESSAGES_PER_REQUEST} messages `
+            + "for one request and was stopped"));
+          this.kill();
+        } else if (data.id === id) {
+          finish(check(data.json));
+        }
+      };
+      this.pending = { id, resolve: finish, onReply };
+      writeRequest(this.relay, id, json).then((written) => {
+        if (written === "ok" || !this.pending || this.pending.id !== id) return;
+        if (written === "too big") {
+          finish(JSON.stringify({ error: "the request is too big for the channel to the bot" })); // as sync mode
+        } else {
+          this.kill(); // the relay lost the channel: the bot can never be asked again
+        }
+      });
     });
   }
 
@@ -148,6 +192,7 @@ export class BotWorker {
     if (this.dead) return;
     this.dead = true;
     this.worker.terminate();
+    if (this.relay) closeChannel(this.relay);
     const pending = this.pending;
     this.pending = null;
     if (pending) pending.resolve(null);

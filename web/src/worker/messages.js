@@ -131,6 +131,11 @@ function init(data) {
     ctl.stopFlag = data.stopFlag;
   }
   if (data.siteFiles && typeof data.siteFiles === "object") ctl.siteFiles = data.siteFiles;
+  // How the bots serve (web/src/page/bot_modes.js): a mode the page asks for, and whether the
+  // page's service worker relays (never inside a Stack Snippet: its origin is opaque).
+  const bots = data.bots && typeof data.bots === "object" ? data.bots : {};
+  ctl.force = ["relay", "push"].includes(bots.force) ? bots.force : null;
+  ctl.relay = bots.relay === true && !ctl.siteFiles;
   pageInit.resolve({ snapshotFromPage: data.snapshotFromPage === true });
 }
 

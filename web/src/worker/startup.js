@@ -70,6 +70,17 @@ function builtSnapshotEntry(entry) {
   return ok ? entry : null;
 }
 
+// What the page says when ready, by the mode the bot Workers serve in (bot_worker.js).
+const READY_TEXT = {
+  sync: "Ready.",
+  jspi: "Ready.",
+  relay: "Ready. Bots serve through this page's service worker (relay mode): a script bot's "
+    + "input() blocks there.",
+  push: "Ready. Script bots that read input() through a whole game (stream mode) cannot run "
+    + "here: bot Workers can block neither on shared memory, nor through JavaScript Promise "
+    + "Integration (JSPI), nor through a service worker (push mode). Function bots work.",
+};
+
 // bridge: the arena_bridge module main.py imports; onPython(main): main.py is imported (its
 // functions are bound before the page is told it is ready); onReady(main): after that.
 export async function start(bridge, onPython, onReady) {
@@ -176,9 +187,7 @@ export async function start(bridge, onPython, onReady) {
   const bots = await Promise.all(first);
   mark("bots");
   startup.bots = bots.map((bot) => bot.startup);
-  status("ready", ctl.scriptBots ? "Ready." : "Ready. This browser lacks JavaScript Promise Integration "
-    + "(JSPI): script bots that read input() through a whole game (stream mode) cannot run; "
-    + "function bots work.", 1,
-  { games, jspi: ctl.scriptBots, isolated, startup });
+  status("ready", READY_TEXT[ctl.botsMode] || READY_TEXT.push, 1,
+    { games, jspi: ctl.scriptBots, isolated, startup, botsMode: ctl.botsMode });
   onReady(main);
 }

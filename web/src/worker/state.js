@@ -24,6 +24,9 @@ export const ctl = {
   snapshot: null,
   snapshotMemoryBytes: 0, // of the build's snapshot, while it is on its way
   scriptBots: null, // whether long-running script bots can run (not in "push" mode)
+  force: null, // the bots' mode the page asked for: "relay", "push" or null (the best there is)
+  relay: false, // whether the page's service worker relays bots' requests (web/bot_relay_sw.js)
+  botsMode: null, // the mode the first bot Worker reported
   pyodide: null,
   controller: null, // main.py's controller, once Python is ready
   // The site's own files: fetched beside this script, or, when the page runs inside a Stack
