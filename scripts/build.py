@@ -49,11 +49,12 @@ BUNDLES = [
     ("web/src/app.js", "app.js", True),
     ("web/src/bot_worker.js", "bot_worker.js", False),
     ("web/src/snapshot_fetch.js", "snapshot_fetch.js", True),
+    ("web/src/snippet_frame.js", "snippet_frame.js", True),  # the snippet preview's frame
 ]
 # Bundled last, with config.json written into them (SITE_CONFIG): their fetches start at once.
 CONFIGURED_BUNDLES = [("web/src/boot.js", "boot.js"),
                       ("web/src/controller_worker.js", "controller_worker.js")]
-STATIC_FILES = ["web/index.html", "web/style.css", "web/main.py"]
+STATIC_FILES = ["web/index.html", "web/style.css", "web/main.py", "web/snippet_preview.html"]
 # Files of node_modules/pyodide/ that loadPyodide may fetch (any version layout).
 PYODIDE_SUFFIXES = (".js", ".mjs", ".wasm", ".zip")
 PYODIDE_EXTRA = ("pyodide-lock.json", "package.json")
