@@ -27,8 +27,16 @@ CHALLENGE = {"format": "koth-arena-challenge", "version": 1, "title": "T", "desc
                                                 {"name": "random", "code": "builtin:random"}]}
 
 
+WHEEL = f"koth_arena-{__version__}-py3-none-any.whl"
+
+
+def config_of(markdown: str) -> dict:
+    return json.loads(re.search(r"const K = (\{.*?\});\n", parse_snippet(markdown)["js"]).group(1))
+
+
 def load(name: str):
-    spec = importlib.util.spec_from_file_location(f"koth_{name}_for_test_site_wheel", ROOT / "scripts" / f"{name}.py")
+    path = ROOT / "scripts" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(f"koth_{name}_for_test_site_wheel", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -46,11 +54,13 @@ def test_the_same_sources_give_the_same_wheel_that_pip_installs(tmp_path):
         metadata = z.read(f"koth_arena-{__version__}.dist-info/METADATA").decode()
         assert z.read("engine/site/app.js") == SITE_FILES["app.js"]
         assert "engine/games/flit/examples/greedy.py" in z.namelist()
-    assert f"Version: {__version__}\n" in metadata and "Requires-Dist: rich==15.0.0; extra == \"cli\"" in metadata
+    assert f"Version: {__version__}\n" in metadata
+    assert 'Requires-Dist: rich==15.0.0; extra == "cli"' in metadata
     assert len(record.splitlines()) == len(zipfile.ZipFile(first).namelist())
     target = tmp_path / "installed"
     result = subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "--no-index", "--quiet",
-                             "--target", str(target), str(first)], capture_output=True, text=True, timeout=300)
+                             "--target", str(target), str(first)],
+                            capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr
     assert (target / "engine" / "site" / "index.html").read_bytes() == SITE_FILES["index.html"]
     found = subprocess.run([sys.executable, "-c", "import importlib.metadata as m, engine; "
@@ -72,19 +82,17 @@ def test_the_exporter_pins_this_checkouts_wheel_by_default(tmp_path, capsys):
     wheel.write_bytes(b"a wheel")
     assert export.main([str(tmp_path / "c.json")]) == 0
     out = capsys.readouterr()
-    config = json.loads(re.search(r"const K = (\{.*?\});\n", parse_snippet(out.out)["js"]).group(1))
-    assert config["sha256"] == hashlib.sha256(b"a wheel").hexdigest()
+    assert config_of(out.out)["sha256"] == hashlib.sha256(b"a wheel").hexdigest()
     assert f"pins {wheel}" in out.err
     assert export.main([str(tmp_path / "c.json"), "--no-pin"]) == 0
-    config = json.loads(re.search(r"const K = (\{.*?\});\n", parse_snippet(capsys.readouterr().out)["js"]).group(1))
-    assert config["sha256"] is None
+    assert config_of(capsys.readouterr().out)["sha256"] is None
 
 
 @pytest.fixture
 def served(tmp_path):
     serve = load("serve")
     for name in ("index.html", "snippet_preview.html", "snippet_frame.js", "app.js", "config.json",
-                 f"koth_arena-{__version__}-py3-none-any.whl", "pyodide/pyodide.asm.wasm", "python-snapshot.bin"):
+                 WHEEL, "pyodide/pyodide.asm.wasm", "python-snapshot.bin"):
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_bytes(b"x")
     server, url = serve.serve_in_thread(tmp_path, isolation=True, compression=False)
@@ -106,9 +114,10 @@ def test_only_the_preview_frames_loads_are_shared_with_its_opaque_origin(served)
     assert policy.startswith("sandbox allow-scripts allow-forms allow-modals;")
     assert "frame-ancestors 'self'" in policy and "default-src 'none'" in policy
     assert "access-control-allow-origin" not in frame
-    for name in ("snippet_frame.js", f"koth_arena-{__version__}-py3-none-any.whl", "pyodide/pyodide.asm.wasm"):
+    for name in ("snippet_frame.js", WHEEL, "pyodide/pyodide.asm.wasm"):
         got = headers(served + name)
-        assert (got["access-control-allow-origin"], got["cross-origin-resource-policy"]) == ("*", "cross-origin")
+        assert got["access-control-allow-origin"] == "*"
+        assert got["cross-origin-resource-policy"] == "cross-origin"
     for name in ("", "app.js", "config.json", "python-snapshot.bin"):
         got = headers(served + name)
         assert "access-control-allow-origin" not in got, name
