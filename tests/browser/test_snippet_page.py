@@ -1,13 +1,12 @@
 """The exported Stack Snippet, run as the site runs it: in an iframe sandboxed with scripts
 allowed and no same-origin (an opaque origin: no SharedArrayBuffer, no storage to rely on),
 on a question page. Everything it loads is routed to local files: Pyodide's CDN
-(node_modules/pyodide), the package index's wheel URL (the wheel scripts/build_wheel.py
-built) and the Stack Exchange API (the recorded responses in tests/data/se/). Its leaderboard
-is the page's for the same field."""
+(node_modules/pyodide), the package index's wheel URL (the wheel of the session's site build,
+the file scripts/build_wheel.py copies out) and the Stack Exchange API (the recorded
+responses in tests/data/se/). Its leaderboard is the page's for the same field."""
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import json
 import re
 from pathlib import Path
@@ -52,12 +51,10 @@ def pyodide_version() -> str:
 
 
 @pytest.fixture(scope="module")
-def wheel(tmp_path_factory) -> Path:
-    path = ROOT / "scripts" / "build_wheel.py"
-    spec = importlib.util.spec_from_file_location("koth_build_wheel_browser", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.build_wheel(tmp_path_factory.mktemp("dist"))
+def wheel(site_dir) -> Path:
+    """The wheel the session's site build wrote (scripts/site_wheel.py): the very file
+    scripts/build_wheel.py copies out for the package index, without a second site build."""
+    return site_dir / json.loads((site_dir / "config.json").read_text())["wheel"]["file"]
 
 
 def markdown_for(wheel: Path, sha256: str | None = None) -> str:
