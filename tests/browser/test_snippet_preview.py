@@ -16,7 +16,13 @@ from conftest import READY_TIMEOUT_MS, wait_until
 from test_snippet_page import BUDGET, CHALLENGE, run_tournament
 
 from engine import __version__
-from engine.contest.snippet import pack_challenge, parse_snippet, pyodide_cdn_url, pypi_wheel_url
+from engine.contest.snippet import (
+    pack_challenge,
+    parse_snippet,
+    pyodide_cdn_url,
+    pypi_wheel_url,
+    unpack_challenge,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -35,6 +41,9 @@ def open_preview(arena, sha256: str | None = None):
     exported markdown."""
     page = arena.page
     page.get_by_role("radio", name="Tournament").check()
+    author = page.get_by_role("button", name="Author's view", exact=True)
+    if author.is_visible():  # a challenge link opens the trial view; the export is the author's
+        author.click()
     page.get_by_role("button", name="Export as Stack Snippet…", exact=True).focus()
     page.keyboard.press("Enter")
     dialog = page.get_by_role("dialog", name="Export as a Stack Snippet")
@@ -91,8 +100,11 @@ def test_the_preview_runs_the_exported_snippet_with_the_local_wheel_like_the_nat
     assert [row[1] for row in board] == [s["name"] for s in preview["standings"]]
     assert asked == []  # nothing from the package index or the CDN: this site's wheel and Pyodide
 
+    # The challenge the snippet carries, played natively: the same tournament JSON.
+    carried = json.loads(unpack_challenge(config["challenge"]))
+    assert [e["name"] for e in carried["entries"]] == [e["name"] for e in FIELD["entries"]]
     path = tmp_path / "challenge.json"
-    path.write_text(json.dumps(FIELD), encoding="utf-8")
+    path.write_text(json.dumps(carried), encoding="utf-8")
     native = subprocess.run([sys.executable, "-m", "engine", "tournament", "--challenge", str(path), "--json",
                              "--budget", str(BUDGET)], cwd=ROOT, capture_output=True, text=True, timeout=900)
     assert native.returncode == 0, native.stderr
