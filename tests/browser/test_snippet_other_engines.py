@@ -32,6 +32,16 @@ CLICK = """(text) => {
 }"""
 
 
+# Seen on 2026-11-27 (Firefox ESR, load 12-16): plain, the preview loads and checks the wheel and
+# shows the page, then "Could not start Python: [Exception... "Failure" nsresult: "0x80004005
+# (NS_ERROR_FAILURE)" location: "JS frame :: blob:null/… :: line 54"]" (the controller Worker,
+# a blob: Worker of the opaque-origin frame); isolated, puppeteer found no frame at
+# snippet_preview.html in 600 s. Both are open (issue 20, item 5).
+SEEN = ("the snippet's controller Worker fails in Firefox's opaque-origin frame (NS_ERROR_FAILURE); "
+        "isolated, the frame is not found")
+
+
+@pytest.mark.xfail(strict=False, reason=SEEN)
 @firefox_modes()
 def test_the_snippet_preview_plays_the_native_tournament_in_firefox(firefox, isolated_url, plain_url,
                                                                     tmp_path, isolated):
@@ -75,6 +85,8 @@ def booted(frame) -> None:
         try:
             if frame.evaluate(expression):
                 return
+            status = frame.evaluate("(document.querySelector('#status') || document.body).innerText")
+            assert "could not start" not in status.lower(), status
         except FirefoxError:
             if time.monotonic() > deadline:
                 raise
