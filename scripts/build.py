@@ -13,7 +13,9 @@ converting Python 2 answers in the conversion Worker: from the installed distrib
 wheels `pip download`ed into build/cache/wheels when those are not the pinned versions), the
 Python memory snapshot every Worker of the page starts from (python-snapshot.bin, made under
 Node by scripts/snapshot.mjs; skipped with --pyodide-cdn, whose Pyodide may not be the one in
-node_modules) and config.json (also written into controller_worker.js, bundled last); last,
+node_modules), the project's wheel (koth_arena-VERSION-py3-none-any.whl, scripts/site_wheel.py:
+what a Stack Snippet loads, the same bytes from the same sources; the page's export pins its
+SHA-256 and its preview runs it) and config.json (also written into controller_worker.js, bundled last); last,
 precompressed siblings NAME.gz and NAME.br of every file that shrinks by 10% or more
 (write_compressed, cached by content in build/cache/compressed; scripts/serve.py serves them
 with Content-Encoding).
@@ -25,11 +27,14 @@ import argparse
 import base64
 import gzip
 import hashlib
+import importlib.util
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 import tomllib
 import zipfile
@@ -44,12 +49,14 @@ BUNDLES = [
     ("web/src/app.js", "app.js", True),
     ("web/src/bot_worker.js", "bot_worker.js", False),
     ("web/src/snapshot_fetch.js", "snapshot_fetch.js", True),
+    ("web/src/snippet_frame.js", "snippet_frame.js", True),  # the snippet preview's frame
 ]
 # Bundled last, with config.json written into them (SITE_CONFIG): their fetches start at once.
 CONFIGURED_BUNDLES = [("web/src/boot.js", "boot.js"),
                       ("web/src/controller_worker.js", "controller_worker.js")]
 # bot_relay_sw.js: the bots' relay, a service worker (a classic script: no bundle, no import)
-STATIC_FILES = ["web/index.html", "web/style.css", "web/main.py", "web/bot_relay_sw.js"]
+STATIC_FILES = ["web/index.html", "web/style.css", "web/main.py", "web/bot_relay_sw.js",
+                "web/snippet_preview.html"]
 # Files of node_modules/pyodide/ that loadPyodide may fetch (any version layout).
 PYODIDE_SUFFIXES = (".js", ".mjs", ".wasm", ".zip")
 PYODIDE_EXTRA = ("pyodide-lock.json", "package.json")
@@ -272,7 +279,9 @@ def write_python2_zip(out: Path) -> dict[str, str]:
         for name, version in pins.items():
             count = 0
             for path, data in _package_files(name, version):
-                z.writestr(path, data)
+                entry = zipfile.ZipInfo(path, date_time=(1980, 1, 1, 0, 0, 0))  # the same bytes
+                entry.compress_type = zipfile.ZIP_DEFLATED  # every build: the wheel holds it
+                z.writestr(entry, data)
                 count += 1
             if not count:
                 raise BuildError(f"{name}=={version} has no files to ship")
@@ -280,6 +289,44 @@ def write_python2_zip(out: Path) -> dict[str, str]:
 
 
 SNAPSHOT_FILE = "python-snapshot.bin"
+# The page's files a Stack Snippet boots from the wheel (scripts/site_wheel.py), and those it
+# takes when the build made them.
+WHEEL_SITE_FILES = ("app.js", "controller_worker.js", "bot_worker.js", "index.html", "style.css", "main.py")
+OPTIONAL_WHEEL_SITE_FILES = ("python2.zip",)
+
+
+def _site_wheel():
+    spec = importlib.util.spec_from_file_location("koth_arena_site_wheel", ROOT / "scripts" / "site_wheel.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def project_version() -> str:
+    """engine.__version__, read without importing the engine (pyproject.toml takes it too)."""
+    text = (ROOT / "engine" / "__init__.py").read_text()
+    return re.search(r'^__version__ = "([^"]+)"', text, re.M).group(1)
+
+
+def write_wheel(out: Path) -> dict:
+    """The project's wheel beside the page (what a Stack Snippet loads; the page's snippet
+    preview runs this very file) and its config.json entry: the file, version and SHA-256.
+    Its controller_worker.js carries no site config (a snippet hands it one), so the wheel
+    is the same whatever --pyodide-cdn says, and the same bytes for the same sources."""
+    site_wheel = _site_wheel()
+    for old in out.glob("koth_arena-*.whl*"):
+        old.unlink()
+    with tempfile.TemporaryDirectory(prefix="koth-wheel-") as tmp:
+        controller = Path(tmp) / "controller_worker.js"
+        bundle(ROOT / "web/src/controller_worker.js", controller, {"SITE_CONFIG": "null"})
+        files = {name: (controller if name == "controller_worker.js" else out / name).read_bytes()
+                 for name in WHEEL_SITE_FILES}
+        files.update({name: (out / name).read_bytes() for name in OPTIONAL_WHEEL_SITE_FILES
+                      if (out / name).is_file()})
+        version = project_version()
+        wheel = site_wheel.write_wheel(files, out, version)
+    return {"file": wheel.name, "version": version, "sha256": site_wheel.sha256_of(wheel),
+            "bytes": wheel.stat().st_size}
 
 
 # Pyodide's C side records as it starts whether WebAssembly can switch stacks (JSPI, which a
@@ -511,6 +558,9 @@ def build(out_dir: str = DEFAULT_OUT, pyodide_cdn: str | None = None) -> Path:
     step("wrote python2.zip (" + ", ".join(f"{k} {v}" for k, v in pins.items()) + ")")
     build_id = site_build_id(out)
     config = {"pyodideIndexURL": index_url, "buildId": build_id}
+    config["wheel"] = write_wheel(out)
+    step(f"wrote {config['wheel']['file']} ({human(config['wheel']['bytes'])}, SHA-256 "
+         f"{config['wheel']['sha256']}): a Stack Snippet's wheel")
     (out / SNAPSHOT_FILE).unlink(missing_ok=True)
     if pyodide_cdn:
         step("python snapshot: skipped (--pyodide-cdn: Python boots in the page)")

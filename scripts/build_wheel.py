@@ -7,15 +7,15 @@ A Stack Snippet cannot carry the engine or the page (a post holds 30,000 charact
 loads Pyodide from its CDN and this wheel from the package index (or a URL the author
 chooses), unpacks it, and boots the page from the files inside it. So the wheel holds the
 `engine` package and, as package data under `engine/site/`, the page's bundled scripts
-(app.js, controller_worker.js, bot_worker.js), index.html, style.css and main.py, built by
-scripts/build.py (esbuild) for a page whose Pyodide comes from the CDN. It depends on
-nothing (rich is the `cli` extra).
+(app.js, controller_worker.js, bot_worker.js), index.html, style.css, main.py and
+python2.zip. It depends on nothing (rich is the `cli` extra).
 
-Steps: build the site's files into a temporary directory, copy pyproject.toml, README.md
-and engine/ beside them into a staging tree, and run `python -m build --wheel` there (the
-`build` package, pinned in the test extra; it installs the pinned setuptools in an isolated
-environment, from PyPI). Prints the wheel's path, size and SHA-256: the exporter pins them.
-Nothing is written into the repository but the output directory (dist/ by default).
+The site build writes it (scripts/build.py, through scripts/site_wheel.py: the same bytes
+from the same sources, so the SHA-256 a page built from this checkout pins is this file's);
+this script builds the site into a temporary directory (Pyodide from its CDN: no snapshot,
+quicker) and copies the wheel out. Prints the wheel's path, size and SHA-256: the exporter
+pins them. Nothing is written into the repository but the output directory (dist/ by
+default).
 """
 from __future__ import annotations
 
@@ -23,19 +23,12 @@ import argparse
 import hashlib
 import importlib.util
 import json
-import re
 import shutil
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-SITE_FILES = ("app.js", "controller_worker.js", "bot_worker.js", "index.html", "style.css", "main.py")
-# Files the site build makes when the page has use for them (the snippet hands the controller
-# every file of engine/site/ it asks for by name).
-OPTIONAL_SITE_FILES = ("python2.zip",)
-SITE_PACKAGE_DIR = "engine/site"  # where the page's files go inside the wheel
 
 
 class WheelError(Exception):
@@ -52,16 +45,6 @@ def pyodide_cdn_url(version: str | None = None) -> str:
     return f"https://cdn.jsdelivr.net/npm/pyodide@{version or pyodide_version()}/"
 
 
-def project_version() -> str:
-    """engine.__version__, read without importing the engine (pyproject.toml takes it too)."""
-    text = (ROOT / "engine" / "__init__.py").read_text()
-    return re.search(r'^__version__ = "([^"]+)"', text, re.M).group(1)
-
-
-def wheel_name(version: str | None = None) -> str:
-    return f"koth_arena-{version or project_version()}-py3-none-any.whl"
-
-
 def _load_build():
     spec = importlib.util.spec_from_file_location("koth_arena_build_for_wheel", ROOT / "scripts" / "build.py")
     module = importlib.util.module_from_spec(spec)
@@ -69,22 +52,12 @@ def _load_build():
     return module
 
 
-def stage(staging: Path, site: Path) -> None:
-    """pyproject.toml, README.md and engine/ (sources only), with the site's files in
-    engine/site/."""
-    for name in ("pyproject.toml", "README.md"):
-        shutil.copy2(ROOT / name, staging / name)
-    shutil.copytree(ROOT / "engine", staging / "engine",
-                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "site"))
-    dest = staging / SITE_PACKAGE_DIR
-    dest.mkdir(parents=True)
-    for name in SITE_FILES:
-        if not (site / name).is_file():
-            raise WheelError(f"the site build has no {name}")
-        shutil.copy2(site / name, dest / name)
-    for name in OPTIONAL_SITE_FILES:
-        if (site / name).is_file():
-            shutil.copy2(site / name, dest / name)
+def project_version() -> str:
+    return _load_build().project_version()
+
+
+def wheel_name(version: str | None = None) -> str:
+    return f"koth_arena-{version or project_version()}-py3-none-any.whl"
 
 
 def build_wheel(out_dir: str | Path = "dist") -> Path:
@@ -92,21 +65,15 @@ def build_wheel(out_dir: str | Path = "dist") -> Path:
     if not out.is_absolute():
         out = ROOT / out
     out.mkdir(parents=True, exist_ok=True)
+    build = _load_build()
     with tempfile.TemporaryDirectory(prefix="koth-wheel-") as tmp:
-        tmp_path = Path(tmp)
-        site = _load_build().build(str(tmp_path / "site"), pyodide_cdn_url())
-        staging = tmp_path / "staging"
-        staging.mkdir()
-        stage(staging, site)
-        result = subprocess.run([sys.executable, "-m", "build", "--wheel", "--outdir", str(tmp_path / "dist"),
-                                 str(staging)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-        if result.returncode != 0:
-            raise WheelError("python -m build failed:\n" + result.stdout[-4000:])
-        wheels = sorted((tmp_path / "dist").glob("*.whl"))
-        if len(wheels) != 1:
-            raise WheelError(f"expected one wheel, got {[w.name for w in wheels]}")
-        target = out / wheels[0].name
-        shutil.copy2(wheels[0], target)
+        try:
+            site = build.build(str(Path(tmp) / "site"), pyodide_cdn_url())
+        except build.BuildError as exc:
+            raise WheelError(f"the site build failed: {exc}") from exc
+        entry = json.loads((site / "config.json").read_text())["wheel"]
+        target = out / entry["file"]
+        shutil.copy2(site / entry["file"], target)
     return target
 
 

@@ -2,12 +2,14 @@
 """Export a challenge file as a Stack Snippet (the markdown block to paste into the question).
 
     python scripts/export_snippet.py CHALLENGE.json [--question ID_OR_URL] [--site SITE]
-                                     [--wheel FILE | --sha256 HEX] [--wheel-url URL]
+                                     [--wheel FILE | --sha256 HEX | --no-pin] [--wheel-url URL]
                                      [--pyodide-url URL] [--out FILE]
 
 The snippet loads the project's wheel of this version (engine.__version__) from the package
-index, or from --wheel-url, checking its SHA-256 when one is given (--sha256, or --wheel: the
-file scripts/build_wheel.py made, whose hash is taken); Pyodide from jsDelivr's copy of the
+index, or from --wheel-url, and refuses any file but the one whose SHA-256 it pins: by default
+the wheel this checkout built (dist/, where scripts/build_wheel.py writes it, else build/site/,
+where scripts/build.py does: the same bytes from the same sources), or --wheel FILE, or
+--sha256 HEX; --no-pin pins nothing (any file at the URL runs). Pyodide from jsDelivr's copy of the
 npm package the page is built with (package-lock.json), or --pyodide-url. --question: the
 question whose answers join the field when the snippet runs. Prints the markdown (or writes
 --out) and its size on stderr. A snippet over 30,000 characters (a post's limit) is refused
@@ -23,6 +25,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+# Where this checkout's wheel is, in order (the file name carries the version).
+WHEEL_PLACES = [ROOT / "dist", ROOT / "build" / "site"]
 
 from engine import __version__  # noqa: E402
 from engine.contest.challenge import ChallengeError  # noqa: E402
@@ -41,6 +45,15 @@ def pyodide_version() -> str:
     return lock["packages"]["node_modules/pyodide"]["version"]
 
 
+def default_wheel(version: str) -> Path | None:
+    """The wheel of `version` this checkout built, if any (WHEEL_PLACES, in order)."""
+    for place in WHEEL_PLACES:
+        path = place / f"koth_arena-{version}-py3-none-any.whl"
+        if path.is_file():
+            return path
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
     p = _Parser(prog="export_snippet.py", description="Export a challenge file as a Stack Snippet.")
     p.add_argument("challenge", type=Path, help="the challenge file (JSON)")
@@ -50,7 +63,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--wheel-url", help="where the snippet downloads the wheel (default: the package index)")
     group = p.add_mutually_exclusive_group()
     group.add_argument("--sha256", help="the wheel's SHA-256, checked by the snippet")
-    group.add_argument("--wheel", type=Path, help="the wheel file: its SHA-256 is pinned")
+    group.add_argument("--wheel", type=Path, help="the wheel file: its SHA-256 is pinned (default: the "
+                       "wheel this checkout built, in dist/ or build/site/)")
+    group.add_argument("--no-pin", action="store_true", help="pin no SHA-256: any file at the wheel URL runs")
     p.add_argument("--pyodide-url", help="where Pyodide is loaded from (default: jsDelivr)")
     p.add_argument("--out", type=Path, help="write the markdown here instead of stdout")
     args = p.parse_args(argv)
@@ -59,6 +74,12 @@ def main(argv: list[str] | None = None) -> int:
     except (OSError, UnicodeDecodeError) as exc:
         p.error(f"cannot read {args.challenge}: {exc}")
     sha256 = args.sha256
+    if args.wheel is None and sha256 is None and not args.no_pin:
+        args.wheel = default_wheel(__version__)
+        if args.wheel is None:
+            p.error(f"no wheel of version {__version__} to pin: run scripts/build_wheel.py, or give "
+                    "--wheel FILE, --sha256 HEX or --no-pin")
+        print(f"snippet: pins {args.wheel}", file=sys.stderr)
     if args.wheel is not None:
         try:
             sha256 = hashlib.sha256(args.wheel.read_bytes()).hexdigest()

@@ -83,12 +83,27 @@ def content_security_policy(path: str, pyodide_origin: str = "", host: str = "")
         if SAFE_HOST.fullmatch(host) and SAFE_DIR.fullmatch(folder + "/"):
             policy += f"; connect-src {host}{folder}/{RELAY_READ}"
         return policy
+    if name == "snippet_preview.html":  # the snippet preview's frame: an opaque origin, sandboxed
+        return ("sandbox allow-scripts allow-forms allow-modals; default-src 'none'; "
+                f"script-src 'self' blob: 'wasm-unsafe-eval'{extra}; worker-src blob:; "
+                f"connect-src 'self' blob: {PAGE_CONNECT}{extra}; style-src 'unsafe-inline'; "
+                "img-src 'self' data: blob:; base-uri 'none'; form-action 'none'; frame-ancestors 'self'")
     if name == "controller_worker.js":
         return (f"default-src 'none'; script-src 'self' 'wasm-unsafe-eval'{extra}; "
                 f"connect-src 'self'{extra}; worker-src 'self'")
     return (f"default-src 'self'; script-src 'self'; connect-src 'self' {PAGE_CONNECT}; "
             "worker-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; "
             "object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
+
+
+def preview_loads(path: str) -> bool:
+    """Whether the snippet preview's frame loads this file. The frame's origin is opaque, so
+    each of its loads is cross-origin: these files (all public) are sent with
+    Access-Control-Allow-Origin: * and, under isolation, Cross-Origin-Resource-Policy:
+    cross-origin; every other file keeps same-origin."""
+    parts = urlsplit(path).path.lstrip("/").split("/")
+    return (parts == ["snippet_frame.js"] or (len(parts) == 1 and parts[0].startswith("koth_arena-")
+            and parts[0].endswith(".whl")) or (len(parts) == 2 and parts[0] == "pyodide"))
 
 
 def pyodide_origin(directory) -> str:
@@ -159,10 +174,13 @@ class ArenaHandler(SimpleHTTPRequestHandler):
             self.send_header("Content-Security-Policy",
                              content_security_policy(self.path, self.pyodide_origin,
                                                      self.headers.get("Host", "")))
+        shared = preview_loads(self.path)
+        if shared:
+            self.send_header("Access-Control-Allow-Origin", "*")
         if self.isolation:
             self.send_header("Cross-Origin-Opener-Policy", "same-origin")
             self.send_header("Cross-Origin-Embedder-Policy", "require-corp")
-            self.send_header("Cross-Origin-Resource-Policy", "same-origin")
+            self.send_header("Cross-Origin-Resource-Policy", "cross-origin" if shared else "same-origin")
         super().end_headers()
 
     def send_head(self):

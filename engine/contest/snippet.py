@@ -5,8 +5,9 @@ format, deflate-raw compressed and base64url-encoded: the page's challenge-link 
 page opens it with the same code and the engine checks it the same way) and a small boot
 script. The boot script (``BOOT_JS``) runs in the snippet's sandboxed iframe (an opaque origin:
 no storage to rely on, no SharedArrayBuffer): it downloads the project's wheel (version pinned,
-optionally its SHA-256 too), takes the page's files out of it (``engine/site/``: built by
-``scripts/build_wheel.py``), puts the page's body and style in place and starts the page's own
+and its SHA-256: the page and scripts/export_snippet.py pin the wheel they were built with),
+takes the page's files out of it (``engine/site/``: written by ``scripts/site_wheel.py`` in
+the site build), puts the page's body and style in place and starts the page's own
 app from blob URLs, with Pyodide from its public CDN and the wheel itself as the engine the
 Workers unpack. The app (``kothEmbed`` in app.js) then opens the challenge like a challenge
 link, fetches the question's answers as the page's import does, and shows the field, the

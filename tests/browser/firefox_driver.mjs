@@ -3,8 +3,9 @@
 // one JSON answer a line on stdout ({id, ok, value} or {id, ok: false, error}); stderr is the
 // browser's and this script's own noise. Commands (each names its page by the id "open" gave):
 //   open {url, fresh?}      a new page (fresh: in a new browser context, as a new profile)
-//   evaluate {page, expression, arg?}   the expression's value (a function, if arg is given,
-//                           is called with it); promises are awaited
+//   evaluate {page, expression, arg?, frame?}   the expression's value (a function, if arg is
+//                           given, is called with it); promises are awaited; in the page's first
+//                           frame whose URL contains `frame`, if given
 //   click {page, selector} | fill {page, selector, text} | select {page, selector, value}
 //   errors {page}           the page's uncaught errors so far
 //   screenshot {page, path} | close {page} | quit
@@ -34,9 +35,12 @@ const commands = {
     pages.set(id, entry);
     return id;
   },
-  async evaluate({ page, expression, arg }) {
+  async evaluate({ page, expression, arg, frame }) {
     const text = arg === undefined ? expression : `(${expression})(${JSON.stringify(arg)})`;
-    return await get(page).page.evaluate(text);
+    const p = get(page).page;
+    const where = frame ? p.frames().find((f) => f !== p.mainFrame() && f.url().includes(frame)) : p;
+    if (!where) throw new Error(`no frame whose URL contains ${frame}`);
+    return await where.evaluate(text);
   },
   async click({ page, selector }) {
     await get(page).page.click(selector);

@@ -91,6 +91,10 @@ class FirefoxPage:
     def click(self, selector: str) -> None:
         self.firefox.command("click", page=self.handle, selector=selector)
 
+    def frame(self, url_part: str) -> FirefoxFrame:
+        """The page's frame whose URL contains url_part (found at each evaluate)."""
+        return FirefoxFrame(self, url_part)
+
     def fill(self, selector: str, text: str) -> None:
         self.firefox.command("fill", page=self.handle, selector=selector, text=text)
 
@@ -105,6 +109,19 @@ class FirefoxPage:
 
     def close(self) -> None:
         self.firefox.command("close", page=self.handle)
+
+
+class FirefoxFrame:
+    """A frame of a FirefoxPage, by its URL: evaluate() has Playwright's shape (wait_until polls it)."""
+
+    def __init__(self, page: FirefoxPage, url_part: str) -> None:
+        self.page = page
+        self.url_part = url_part
+
+    def evaluate(self, expression: str, arg: Any = None) -> Any:
+        fields = {"arg": arg} if arg is not None else {}
+        return self.page.firefox.command("evaluate", page=self.page.handle, expression=expression,
+                                         frame=self.url_part, **fields)
 
 
 # Opt-in (KOTH_FIREFOX_TESTS=1 bash scripts/test installs firefox-esr and runs them): on

@@ -1,15 +1,18 @@
 """The exported Stack Snippet, run as the site runs it: in an iframe sandboxed with scripts
 allowed and no same-origin (an opaque origin: no SharedArrayBuffer, no storage to rely on),
 on a question page. Everything it loads is routed to local files: Pyodide's CDN
-(node_modules/pyodide), the package index's wheel URL (the wheel scripts/build_wheel.py
-built) and the Stack Exchange API (the recorded responses in tests/data/se/). Its leaderboard
-is the page's for the same field."""
+(node_modules/pyodide), the package index's wheel URL (the wheel of the session's site build,
+the file scripts/build_wheel.py copies out) and the Stack Exchange API (the recorded
+responses in tests/data/se/). Its tournament is the native one for the same
+field (the page's too: tests/browser/test_same_seed.py)."""
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import json
 import re
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -19,7 +22,6 @@ from engine import __version__
 from engine.contest.snippet import (
     SnippetOptions,
     export_snippet,
-    pack_challenge,
     pypi_wheel_url,
     snippet_document,
 )
@@ -52,12 +54,10 @@ def pyodide_version() -> str:
 
 
 @pytest.fixture(scope="module")
-def wheel(tmp_path_factory) -> Path:
-    path = ROOT / "scripts" / "build_wheel.py"
-    spec = importlib.util.spec_from_file_location("koth_build_wheel_browser", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.build_wheel(tmp_path_factory.mktemp("dist"))
+def wheel(site_dir) -> Path:
+    """The wheel the session's site build wrote (scripts/site_wheel.py): the very file
+    scripts/build_wheel.py copies out for the package index, without a second site build."""
+    return site_dir / json.loads((site_dir / "config.json").read_text())["wheel"]["file"]
 
 
 def markdown_for(wheel: Path, sha256: str | None = None) -> str:
@@ -129,8 +129,8 @@ def open_snippet(context):
     return page, frame, errors
 
 
-def test_snippet_boots_from_the_wheel_adds_the_answers_and_ranks_like_the_page(arena_context, wheel,
-                                                                              open_arena, site_url):
+def test_snippet_boots_from_the_wheel_adds_the_answers_and_ranks_like_the_native_run(arena_context, wheel,
+                                                                                    tmp_path):
     site = SnippetSite(arena_context, markdown_for(wheel), wheel)
     page, frame, errors = open_snippet(arena_context)
     wait_until(frame, "window.kothArena && window.kothArena.embedded && window.kothArena.embedded.done",
@@ -154,20 +154,27 @@ def test_snippet_boots_from_the_wheel_adds_the_answers_and_ranks_like_the_page(a
     assert (field["title"], field["secret"], field["seed"], field["games"]) == ("Flit, trial", "S", 1, 2)
     assert field["entries"][-3]["link"] == "https://codegolf.stackexchange.com/a/262113"
 
-    # The field's tournament in the snippet (it opens in tournament mode: one Run away) ...
-    snippet_result, snippet_board = run_tournament(frame, len(order))
+    # The field's tournament in the snippet (it opens in tournament mode: one Run away) and,
+    # meanwhile, natively (the page plays the native games: tests/browser/test_same_seed.py).
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        native = pool.submit(native_result, field, tmp_path)
+        snippet_result, snippet_board = run_tournament(frame, len(order))
     assert [row[1] for row in snippet_board] == [s["name"] for s in snippet_result["standings"]]
     assert sorted(snippet_result["entries"]) == sorted(order)
     page.screenshot(path=str(ROOT / "test-results" / "snippet-leaderboard.png"), full_page=True)
 
-    # ... and in the page, opened from a challenge link holding the same field: the same result.
-    arena = open_arena(f"{site_url}#c={pack_challenge(json.dumps(field))}")
-    wait_until(arena.page, f"window.kothArena.challenge.entries().length === {len(order)}")
-    arena.page.get_by_role("radio", name="Tournament").check()
-    page_result, page_board = run_tournament(arena.page, len(order))
-    assert page_result == snippet_result
-    assert page_board == snippet_board
+    assert snippet_result == native.result()
     assert errors == []
+
+
+def native_result(challenge: dict, folder: Path) -> dict:
+    """The challenge's tournament JSON from `python -m engine tournament`, under the budget."""
+    path = folder / "challenge.json"
+    path.write_text(json.dumps(challenge), encoding="utf-8")
+    done = subprocess.run([sys.executable, "-m", "engine", "tournament", "--challenge", str(path), "--json",
+                           "--budget", str(BUDGET)], cwd=ROOT, capture_output=True, text=True, timeout=1800)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
 
 
 def run_tournament(where, entries: int) -> tuple[dict, list[list[str]]]:

@@ -1,0 +1,95 @@
+"""The Stack Snippet in Firefox (issue 20, item 5): the page's Preview runs the exported snippet
+in an iframe sandboxed as the Q&A site's (an opaque origin, not cross-origin isolated) with the
+site's own wheel and Pyodide, and a tournament in it of a posted-style script bot and two
+examples (fixed seed and secret) gives the native run's JSON. Opt-in with the other Firefox
+tests: KOTH_FIREFOX_TESTS=1 (firefox_page.FIREFOX_OPT_IN says why). WebKit is not here yet.
+"""
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+from conftest import wait_until
+from firefox_page import FIREFOX_OPT_IN, FirefoxError, firefox_modes
+from test_firefox_same_seed import _challenge, _native
+
+from engine.contest.snippet import pack_challenge
+
+pytestmark = [pytest.mark.browser, FIREFOX_OPT_IN]
+
+BOOT_TIMEOUT_MS = 600_000  # Pyodide booted in the frame, no snapshot: far longer at load
+RUN_TIMEOUT_MS = 900_000
+
+# The page's acts, as a visitor's clicks (CSS alone cannot find a control by its label).
+CLICK = """(text) => {
+  const label = [...document.querySelectorAll("label")].find((l) => l.textContent.trim() === text);
+  const button = [...document.querySelectorAll("button")].find((b) => b.textContent.trim() === text);
+  const target = label ? label.control : button;
+  if (!target || target.offsetParent === null) return false;
+  target.click();
+  return true;
+}"""
+
+
+# Seen on 2026-11-27 (Firefox ESR, load 12-16): plain, the preview loads and checks the wheel and
+# shows the page, then "Could not start Python: [Exception... "Failure" nsresult: "0x80004005
+# (NS_ERROR_FAILURE)" location: "JS frame :: blob:null/… :: line 54"]" (the controller Worker,
+# a blob: Worker of the opaque-origin frame); isolated, puppeteer found no frame at
+# snippet_preview.html in 600 s. Both are open (issue 20, item 5).
+SEEN = ("the snippet's controller Worker fails in Firefox's opaque-origin frame (NS_ERROR_FAILURE); "
+        "isolated, the frame is not found")
+
+
+@pytest.mark.xfail(strict=False, reason=SEEN)
+@firefox_modes()
+def test_the_snippet_preview_plays_the_native_tournament_in_firefox(firefox, isolated_url, plain_url,
+                                                                    tmp_path, isolated):
+    challenge = _challenge()
+    expected, _records = _native(challenge, tmp_path)
+    page = firefox.open(f"{isolated_url if isolated else plain_url}#c={pack_challenge_of(challenge)}")
+    try:
+        wait_until(page, "window.kothArena && window.kothArena.ready", 300_000)
+        assert page.evaluate(CLICK, "Tournament")
+        page.evaluate(CLICK, "Author's view")  # a challenge link opens the trial view
+        assert page.evaluate(CLICK, "Export as Stack Snippet…")
+        wait_until(page, "document.getElementById('snippet-sha256').value.length === 64")
+        page.click("#snippet-export-run")
+        wait_until(page, "document.getElementById('snippet-status').textContent.startsWith('Snippet ready')")
+        page.click("#snippet-preview")
+        frame = page.frame("snippet_preview.html")
+        booted(frame)
+        assert frame.evaluate("[self.origin, self.crossOriginIsolated]") == ["null", False]
+        started = frame.evaluate("(c) => window.kothArena.tournament.start(c, {parallel: 1, budget: null})",
+                                 challenge)
+        assert started is not None
+        wait_until(frame, "window.kothArena.run === null", RUN_TIMEOUT_MS)
+        status = frame.evaluate("document.querySelector('#status').innerText")
+        assert status.startswith("Finished the tournament: 6 games"), status
+        assert frame.evaluate("window.kothArena.tournament.result") == expected
+        assert not page.errors(), page.errors()
+    finally:
+        page.close()
+
+
+def pack_challenge_of(challenge: dict) -> str:
+    return pack_challenge(json.dumps(challenge))
+
+
+def booted(frame) -> None:
+    """Wait until the snippet in the frame has opened its challenge (the frame may not be
+    there yet, or be between documents: the driver then says so, and this asks again)."""
+    deadline = time.monotonic() + BOOT_TIMEOUT_MS / 1000
+    expression = "!!(window.kothArena && window.kothArena.embedded && window.kothArena.embedded.done)"
+    while True:
+        try:
+            if frame.evaluate(expression):
+                return
+            status = frame.evaluate("(document.querySelector('#status') || document.body).innerText")
+            assert "could not start" not in status.lower(), status
+        except FirefoxError:
+            if time.monotonic() > deadline:
+                raise
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"still false after {BOOT_TIMEOUT_MS / 1000:g} s: {expression}")
+        time.sleep(0.5)
