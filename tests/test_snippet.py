@@ -150,7 +150,7 @@ def test_export_script_refuses_a_big_snippet_and_bad_arguments(tmp_path):
     result = export(str(tmp_path / "missing.json"))
     assert result.returncode == 2 and len(result.stderr.strip().splitlines()) == 1
     (tmp_path / "c.json").write_text(json.dumps(CHALLENGE))
-    result = export(str(tmp_path / "c.json"), "--wheel-url", "http://insecure.example/x.whl")
+    result = export(str(tmp_path / "c.json"), "--wheel-url", "http://insecure.example/x.whl", "--no-pin")
     assert result.returncode == 2 and "https://" in result.stderr
 
 
