@@ -248,6 +248,14 @@ class DirectWire:
         mark = getattr(game, "mark_cells", None)  # optional: where a bot's mark points
         if mark is not None:
             self.mark_cells = lambda state, seat, where: mark(state, seat, where)
+        # For the session's quiet turns (``GameSession.play_quiet``): the game's own parse,
+        # apply and record, unwrapped (no frame and no ``messages`` a move), and what they
+        # raise where the wrapped ones refuse. On any of those the session leaves the turn to
+        # the wrapped calls, which read it again (nothing was changed) and word the fault.
+        self.unwrapped = (parse, game.apply_actions,
+                          record if record is not None else (lambda state, actions, changes:
+                                                             {"changes": changes}),
+                          (InvalidAnswer, *READ_ERRORS), (InvalidAnswer,))
 
 
 class TrustedGame:

@@ -11,6 +11,8 @@ by one each game. ``summarize`` ranks by ``spec.scoring``: wins, or mean score.
 from __future__ import annotations
 
 from collections.abc import Generator
+from itertools import compress
+from operator import itemgetter
 from typing import Any
 
 from engine.bots.answer import BotAnswer
@@ -126,6 +128,9 @@ def series_document(spec: GameSpec, bot_names: list[str], records: list[dict],
     }
 
 
+_FAULTS = itemgetter("faults")
+
+
 def series_steps(spec: GameSpec, settings: Any, bots: list[str], first_seed: int, games: int,
                  load_errors: list[BotAnswer | None] | None = None, secret: str | None = None,
                  ask: Ask | None = None, budget: int | None = None,
@@ -158,7 +163,8 @@ def series_steps(spec: GameSpec, settings: Any, bots: list[str], first_seed: int
         if record["debug"]["output"] or record["debug"].get("marks"):
             (record,), output_left = within_file_budget([record], output_left)
         records.append(record)
-        waiting.append({**record, "turns": [t for t in record["turns"] if any(t["faults"])]})
+        turns = record["turns"]  # the faulted ones, picked in C (a Python test a turn before)
+        waiting.append({**record, "turns": list(compress(turns, map(any, map(_FAULTS, turns))))})
         if index + 1 == len(plans) or plans[index + 1].game_number != plan.game_number:
             scored.extend(waiting)
             waiting = []

@@ -68,6 +68,7 @@ FROZEN_FAULT = Fault(FaultKind.FROZEN, "frozen: not asked")
 NO_REPLY = Reply(no_answer=True)
 NO_REPLIES: Mapping[int, Reply] = MappingProxyType({})
 _READ_ERRORS = (ValueError, TypeError, ArithmeticError, RecursionError, MemoryError)
+_REFUSED = object()  # a quiet turn's answer that was refused: left to ``submit``
 
 
 class GameSession:
@@ -165,8 +166,17 @@ class GameSession:
             raise RuntimeError("a request is pending")
         state, frozen, log, cursor = self.state, self.frozen, self._log, self._cursor
         wire, turns, faults_in_row = self.wire, self.record["turns"], self.consecutive_faults
-        observation, parse_answer, record_turn = wire.observation, wire.parse_answer, wire.record_turn
-        is_terminal, acting_seats, apply_actions = state.is_terminal, state.acting_seats, state.apply_actions
+        observation = wire.observation
+        is_terminal, acting_seats = state.is_terminal, state.acting_seats
+        # a trusted game's own calls (``DirectWire.unwrapped``), else the wire's and the state's
+        unwrapped = getattr(wire, "unwrapped", None)
+        if unwrapped is not None:
+            parse, apply, record, parse_refusals, apply_refusals = unwrapped
+            parse_refusals = (*parse_refusals, AnswerError, *_READ_ERRORS)
+            apply_refusals = (*apply_refusals, AnswerError, *_READ_ERRORS)
+        else:
+            parse, apply, record = _wire_parse(wire.parse_answer), _state_apply, None
+            parse_refusals = apply_refusals = (AnswerError, *_READ_ERRORS)
         limit = self.time_limit_ms
         times_append = self.debug.times.append
         while not is_terminal():
@@ -185,15 +195,20 @@ class GameSession:
                     and type(reply.elapsed_ms) in (float, int) \
                     and (reply.elapsed_ms <= limit or reply.steps_counted is True):
                 try:
-                    actions = {seat: parse_answer(answer, state, seat)}
-                    changes = apply_actions(actions)
-                except (AnswerError, *_READ_ERRORS):
-                    pass  # nothing was changed; ``submit`` says what is wrong
+                    actions = {seat: parse(state, answer, seat)}
+                except parse_refusals:
+                    changes = _REFUSED  # ``submit`` says what is wrong
                 else:
+                    try:
+                        changes = apply(state, actions)
+                    except apply_refusals:
+                        changes = _REFUSED  # nothing was changed; ``submit`` says what is wrong
+                if changes is not _REFUSED:
                     faults_in_row[seat] = 0
                     log.append(changes)
                     turns.append({"seats": [seat], "answers": [answer], "faults": [None],
-                                  **record_turn(state, {seat: message}, actions, changes)})
+                                  **(record(state, actions, changes) if record is not None else
+                                     wire.record_turn(state, {seat: message}, actions, changes))})
                     elapsed = reply.elapsed_ms
                     times_append(int(elapsed * 1000) if 0 <= elapsed < MAX_MS else None)
                     if state.outcome is not None:
@@ -405,6 +420,15 @@ class GameSession:
     @property
     def outcome(self) -> Outcome | None:
         return self.state.outcome
+
+
+def _wire_parse(parse_answer: Callable[[str, Any, int], Any]) -> Callable[[Any, str, int], Any]:
+    """A wire's ``parse_answer(text, state, seat)`` called as a game's ``(state, text, seat)``."""
+    return lambda state, text, seat: parse_answer(text, state, seat)
+
+
+def _state_apply(state: Any, actions: dict[int, Any]) -> Any:
+    return state.apply_actions(actions)
 
 
 def _unreadable(exc: BaseException) -> Fault:
