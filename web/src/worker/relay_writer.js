@@ -3,7 +3,9 @@
 // code know; each request is written to it with fetch, and the page's service worker hands
 // it to the bot Worker's blocked read (web/src/relay_reader.js).
 
-export const RELAY_BASE = new URL("__koth_relay/v1/", self.location.href).href;
+// null where this Worker's URL has no folder to resolve against (a blob: Worker, as the Stack
+// Snippet frame starts): no relay there, and opening a channel says so.
+export const RELAY_BASE = relayBase();
 export const RELAY_MAX_BYTES = 1 << 20; // as the shared-memory mailbox (sync_channel.js)
 
 function newSecret() {
@@ -11,7 +13,16 @@ function newSecret() {
   return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
 }
 
+function relayBase() {
+  try {
+    return new URL("__koth_relay/v1/", self.location.href).href;
+  } catch (err) {
+    return null;
+  }
+}
+
 async function post(op, secret, query = "", body = undefined) {
+  if (RELAY_BASE === null) return 0;
   try {
     const response = await fetch(`${RELAY_BASE}${op}?c=${secret}${query}`, { method: "POST", body, cache: "no-store" });
     return response.status;
