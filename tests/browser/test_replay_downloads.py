@@ -69,7 +69,7 @@ def test_a_match_runs_games_download_and_open_again_by_picker_and_by_drop(arena,
     assert len(played) == 2
 
     everything = _download(page, arena.button("Download all games shown"))
-    page.get_by_label("Game record").select_option(index=1)
+    page.get_by_label("Game record", exact=True).select_option(index=1)
     one = _download(page, arena.button("Download this game"))
     assert json.loads(one)["kind"] == "game"
 
