@@ -9,8 +9,12 @@ import { FIELD_LABELS, LIMITS } from "./store.js";
 import { readInt } from "./settings_form.js";
 
 // How long a Stop may go unanswered before the controller Worker is taken for stuck and
-// replaced (it answers within a wait slice when it is healthy).
-const STOP_GRACE_MS = 1500;
+// replaced (it answers within a wait slice when it is healthy). In the message modes (a page
+// that is not isolated) Stop is a message: a controller busy in Python (a run starting, its
+// bots' code checked) reads it only when that work is done. Firefox 153's plain page, at a load
+// of about 20 on 2 cores and with no driver attached, read it up to 1.8 s late (20 Stops); the
+// 1.5 s this was replaced a healthy controller, and the run's Python had to boot again.
+const STOP_GRACE_MS = 5000;
 
 // The engine's summary in a line: wins, or mean scores best first (its ranking).
 function describeSummary(names, s) {
