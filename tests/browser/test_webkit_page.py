@@ -7,7 +7,8 @@ a bot that reaches for the Worker's global scope finds every route out withheld.
 WebKitGTK 2.50 reports crossOriginIsolated but shares no memory with Workers (no
 SharedArrayBuffer constructor; a shared buffer cannot be posted): the isolated page never
 became ready (issue 20, item 3). It now runs there as a plain page does and says so. Script
-bots cannot run in this WebKit yet (no JSPI, no shared memory: "push" mode, item 1).
+bots run here through the bots' relay (no JSPI, no shared memory: "relay" mode), tested in
+test_script_bots_without_jspi.py.
 """
 from __future__ import annotations
 
