@@ -68,6 +68,21 @@ def without_pictures(document: dict) -> list[dict]:
     return records
 
 
+def assert_same_games(after: dict, before: dict) -> None:
+    """The port's series (``after``) is the old wire's (``before``) turn by turn, faults and
+    summary included, and every record the old wire made replays on the port."""
+    mine, theirs = [rules_part(r) for r in after["records"]], [rules_part(r) for r in before["records"]]
+    for a, b in zip(mine, theirs, strict=True):
+        for number, (x, y) in enumerate(zip(a["turns"], b["turns"], strict=True), 1):
+            assert x == y, f"turn {number}"
+        assert a == b
+    for record in before["records"]:
+        replay_record(record)  # a record made before the port replays on the port
+    kinds = {f["kind"] for r in after["records"] for t in r["turns"] for f in t["faults"] if f}
+    assert {"invalid", "error"} <= kinds  # the fault paths were compared too
+    assert after["summary"] == before["summary"]
+
+
 def test_the_flit_port_in_process_plays_the_builtin_games_turn_by_turn():
     port = trusted(GAMES / "flit.py")
     assert port.spec.trusted and isinstance(port.spec.new_game(port.spec.settings(), 1), ApiState)
@@ -248,18 +263,10 @@ def test_the_atomas_port_plays_the_old_builtin_game_turn_by_turn():
         unregister("atomas")
     after = run_series(spec, spec.settings(max_moves=300, time_limit_ms=20_000),
                        [InProcessBot(n, s) for n, s in sources.items()], 5, 2, secret="one").document
-    mine, theirs = [rules_part(r) for r in after["records"]], [rules_part(r) for r in before["records"]]
+    mine = [rules_part(r) for r in after["records"]]
     assert len(mine) == 4 and all(len(r["turns"]) > 20 for r in mine)
     assert mine[0]["settings"] == {"max_moves": 300, "time_limit_ms": 20_000}  # no players setting
-    for a, b in zip(mine, theirs, strict=True):
-        for number, (x, y) in enumerate(zip(a["turns"], b["turns"], strict=True), 1):
-            assert x == y, f"turn {number}"
-        assert a == b
-    for record in before["records"]:
-        replay_record(record)  # a record made before the port replays on the port
-    kinds = {f["kind"] for r in after["records"] for t in r["turns"] for f in t["faults"] if f}
-    assert {"invalid", "error"} <= kinds  # the fault paths were compared too
-    assert after["summary"] == before["summary"]
+    assert_same_games(after, before)
 
 
 def test_the_atomas_port_records_the_same_games_in_process_and_sandboxed(sandbox):
@@ -366,19 +373,11 @@ def test_the_abotcalypse_port_plays_the_old_builtin_game_turn_by_turn():
     finally:
         unregister("abotcalypse")
     after = play(spec, abot_bots(InProcessBot), 4, 2)
-    mine, theirs = [rules_part(r) for r in after["records"]], [rules_part(r) for r in before["records"]]
+    mine = [rules_part(r) for r in after["records"]]
     assert len(mine) == 2 and all(len(r["turns"]) > 10 for r in mine)
     assert mine[0]["settings"] == {"width": 48, "height": 24, "players": 3, "max_turns": 200,
                                    "time_limit_ms": 20_000}
-    for a, b in zip(mine, theirs, strict=True):
-        for number, (x, y) in enumerate(zip(a["turns"], b["turns"], strict=True), 1):
-            assert x == y, f"turn {number}"
-        assert a == b
-    for record in before["records"]:
-        replay_record(record)  # a record made before the port replays on the port
-    kinds = {f["kind"] for r in after["records"] for t in r["turns"] for f in t["faults"] if f}
-    assert {"invalid", "error"} <= kinds  # the fault paths were compared too
-    assert after["summary"] == before["summary"]
+    assert_same_games(after, before)
 
 
 def test_the_abotcalypse_port_records_the_same_games_in_process_and_sandboxed(sandbox):
