@@ -166,7 +166,9 @@ def test_a_tournament_as_markdown_as_one_file_and_one_game_as_a_link(arena, chro
     expect(arena.status).to_contain_text("Showing tournament game 4")
     watched = arena.records()[0]
     arena.button("Link to this game").click()
-    url = page.get_by_label("Link to this game", exact=True).input_value()
+    link_field = page.get_by_label("Link to this game", exact=True)
+    expect(link_field).to_have_value(re.compile("#g="))  # made asynchronously, after the click
+    url = link_field.input_value()
     assert "#g=" in url
     share = page.evaluate(LINK_DATA_JS)  # the tournament's own link (#c=): the whole challenge
     data = url.split("#g=", 1)[1]

@@ -85,7 +85,9 @@ def test_the_scrubbed_turn_shows_output_answer_and_time_and_a_console_line_jumps
 
     # the one-game link made at this turn opens the replayed game at it
     arena.button("Link to this game").click()
-    url = arena.page.get_by_label("Link to this game", exact=True).input_value()
+    link_field = arena.page.get_by_label("Link to this game", exact=True)
+    expect(link_field).to_have_value(re.compile("#g="))  # made asynchronously, after the click
+    url = link_field.input_value()
     other = arena.page.context.new_page()
     errors: list[str] = []
     other.on("pageerror", lambda exc: errors.append(str(exc)))
