@@ -13,6 +13,7 @@ import os
 import re
 import shutil
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -234,6 +235,18 @@ class Arena:
         text = self.wait_finished(timeout_ms)
         assert text.startswith("Finished"), f"the run did not finish normally: {text!r}"
         return text
+
+    def stop_a_spinning_run(self) -> None:
+        """Starts a run whose bot spins on its first move and presses Stop: the run ends as
+        Stopped long before the spinner's time limit (the hard limit is 600 s)."""
+        self.start_run()
+        self.page.wait_for_timeout(1500)  # the spinner is asked and spins
+        assert self.page.evaluate("window.kothArena.run") is not None
+        began = time.monotonic()
+        self.button("Stop").click()
+        status = self.wait_finished(timeout_ms=60_000)
+        print(f"Stop took {time.monotonic() - began:.2f} s")
+        assert status.startswith("Stopped"), status
 
     def records(self) -> list[dict]:
         """The game records the viewer holds (what the board shows)."""

@@ -7,6 +7,7 @@ import re
 
 import pytest
 from conftest import ROOMY_MS, wait_until
+from native_match import native_replay
 from playwright.sync_api import expect
 from test_accessibility import _serious_violations
 
@@ -210,16 +211,9 @@ def test_a_script_bot_runs_afresh_each_turn_with_its_memory_file(arena):
 
 
 def test_a_native_replay_opens_ranked_by_mean_score(arena, tmp_path):
-    import subprocess
-    import sys
-    from pathlib import Path
-
     replay = tmp_path / "abot.json"
-    subprocess.run([sys.executable, "-m", "engine", "match", "abotcalypse", "builtin:random",
-                    "builtin:builder", "--games", "2", "--max-turns", "30", "--seed", "2",
-                    "--replay", str(replay)],
-                   cwd=Path(__file__).resolve().parents[2], check=True, capture_output=True, timeout=120)
-    summary = __import__("json").loads(replay.read_text())["summary"]
+    summary = native_replay(replay, "abotcalypse", "builtin:random", "builtin:builder", "--games", "2",
+                            "--max-turns", "30", "--seed", "2")["summary"]
     arena.label("Open replay…").set_input_files(str(replay))
     expect(arena.status).to_contain_text("Opened abot.json: aBOTcalypse, 2 records")
     assert arena.canvas_label().startswith("aBOTcalypse board 48×24, turn 0 of ")

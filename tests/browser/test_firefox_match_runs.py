@@ -10,39 +10,22 @@ random state (3 runs, 3 results, all unlike native: first differences at turns 9
 """
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
 from conftest import ROOMY_MS
 from firefox_page import FIREFOX_OPT_IN
+from native_match import bot_file, native_flit_game
 from test_firefox_page import SCRIPT_BOT, FirefoxArena
 from test_same_seed import _first_difference
 
 # Opt-in: KOTH_FIREFOX_TESTS=1 (firefox_page.FIREFOX_OPT_IN says why).
 pytestmark = [pytest.mark.browser, FIREFOX_OPT_IN]
 
-ROOT = Path(__file__).resolve().parents[2]
 RUNS = 5
 SEED, SECRET = 2, "firefox-match"
 
 
-def _native_record(folder: Path) -> dict:
-    script = folder / "script.py"
-    script.write_text(SCRIPT_BOT, encoding="utf-8")
-    replay = folder / "native.json"
-    done = subprocess.run([sys.executable, "-m", "engine", "match", "flit", str(script), "builtin:random",
-                           "--games", "1", "--seed", str(SEED), "--secret", SECRET,
-                           "--time-limit", str(ROOMY_MS), "--replay", str(replay)],
-                          cwd=ROOT, capture_output=True, text=True, timeout=900)
-    assert done.returncode == 0, done.stderr
-    return json.loads(replay.read_text(encoding="utf-8"))["records"][0]
-
-
 def test_five_match_runs_in_the_isolated_page_give_the_native_game(firefox, isolated_url, tmp_path):
-    native = _native_record(tmp_path)
+    native = native_flit_game(tmp_path, bot_file(tmp_path, SCRIPT_BOT), "builtin:random", SEED, SECRET)
     arena = FirefoxArena(firefox, isolated_url)
     try:
         assert arena.page.evaluate("crossOriginIsolated") is True

@@ -11,15 +11,13 @@ without a relay, a script bot gets a clear fault at once, never a hang.
 """
 from __future__ import annotations
 
-import json
 import os
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 from conftest import ROOMY_MS
+from native_match import bot_file, native_flit_game
 from test_firefox_page import FirefoxArena
 from test_page_attacks import REACH_OUT_BOT
 from test_same_seed import BUDGET, _first_difference, _native, _page_records
@@ -83,18 +81,6 @@ while True:
 '''
 
 
-def _native_record(folder: Path) -> dict:
-    script = folder / "script.py"
-    script.write_text(SCRIPT_BOT, encoding="utf-8")
-    replay = folder / "native.json"
-    done = subprocess.run([sys.executable, "-m", "engine", "match", "flit", str(script), "builtin:random",
-                           "--games", "1", "--seed", str(SEED), "--secret", SECRET,
-                           "--time-limit", str(ROOMY_MS), "--replay", str(replay)],
-                          cwd=ROOT, capture_output=True, text=True, timeout=900)
-    assert done.returncode == 0, done.stderr
-    return json.loads(replay.read_text(encoding="utf-8"))["records"][0]
-
-
 def _passes_through(page, url: str, method: str = "POST") -> bool:
     """Whether a request the page makes (test code: exempt from its policy) gets the server's
     own answer, as one that bypasses the service worker does: the relay let it pass."""
@@ -109,7 +95,7 @@ def _passes_through(page, url: str, method: str = "POST") -> bool:
 @pytest.mark.parametrize("isolated", [False, True], ids=["plain", "isolated"])
 def test_a_script_bot_in_relay_mode_plays_the_native_game(open_arena, isolated_url, plain_url, tmp_path,
                                                           isolated):
-    native = _native_record(tmp_path)
+    native = native_flit_game(tmp_path, bot_file(tmp_path, SCRIPT_BOT), "builtin:random", SEED, SECRET)
     url = isolated_url if isolated else plain_url
     arena = open_arena(url + "?bots=relay")
     page = arena.page
@@ -175,14 +161,7 @@ def test_a_bot_finds_the_relay_closed_and_a_spinning_script_is_stopped(open_aren
 
     # Stop ends a run whose script bot spins under a 60 s limit, without waiting for it.
     arena.setup(time_limit_ms=60_000)
-    arena.start_run()
-    arena.page.wait_for_timeout(1500)  # the spinner is asked and spins
-    assert arena.page.evaluate("window.kothArena.run") is not None
-    began = time.monotonic()
-    arena.button("Stop").click()
-    status = arena.wait_finished(timeout_ms=60_000)  # the hard limit is 600 s
-    print(f"Stop took {time.monotonic() - began:.2f} s")
-    assert status.startswith("Stopped"), status
+    arena.stop_a_spinning_run()
 
 
 def test_without_a_relay_a_script_bot_is_a_clear_fault_not_a_hang(open_arena, plain_url):
@@ -229,7 +208,7 @@ def test_a_tournament_with_a_script_bot_in_relay_mode_is_the_native_one(open_are
 def test_webkit_runs_a_script_bot_through_the_relay(webkit, plain_url, tmp_path):
     """WebKit has neither JSPI nor shared memory for Workers: it picks relay mode itself (no
     `?bots=`), and the posted script bot plays the native run's game."""
-    native = _native_record(tmp_path)
+    native = native_flit_game(tmp_path, bot_file(tmp_path, SCRIPT_BOT), "builtin:random", SEED, SECRET)
     arena = FirefoxArena(webkit, plain_url)
     try:
         assert RELAY_TEXT in arena.status(), arena.status()

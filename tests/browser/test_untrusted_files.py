@@ -10,38 +10,28 @@ from __future__ import annotations
 import copy
 import json
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from conftest import wait_until
+from native_match import native_replay
 from playwright.sync_api import expect
 from test_accessibility import _serious_violations
 
 pytestmark = pytest.mark.browser
-
-ROOT = Path(__file__).resolve().parents[2]
-
-
-def _native_replay(tmp: Path, name: str, *args: str) -> dict:
-    path = tmp / name
-    subprocess.run([sys.executable, "-m", "engine", "match", *args, "--replay", str(path)],
-                   cwd=ROOT, check=True, capture_output=True, timeout=300)
-    return json.loads(path.read_text())
 
 
 @pytest.fixture(scope="module")
 def replays(tmp_path_factory) -> dict[str, dict]:
     tmp = tmp_path_factory.mktemp("replays")
     return {
-        "flit": _native_replay(tmp, "flit.json", "flit", "builtin:random", "builtin:greedy",
-                               "--games", "2", "--seed", "3"),
-        "atomas": _native_replay(tmp, "atomas.json", "atomas", "builtin:greedy", "--games", "2",
-                                 "--seed", "1", "--max-moves", "40"),
+        "flit": native_replay(tmp / "flit.json", "flit", "builtin:random", "builtin:greedy",
+                              "--games", "2", "--seed", "3"),
+        "atomas": native_replay(tmp / "atomas.json", "atomas", "builtin:greedy", "--games", "2",
+                                "--seed", "1", "--max-moves", "40"),
         # 5,000 short games: record labels built in linear time open this at once
-        "many": _native_replay(tmp, "many.json", "atomas", "builtin:random", "--games", "5000",
-                               "--seed", "1", "--max-moves", "1"),
+        "many": native_replay(tmp / "many.json", "atomas", "builtin:random", "--games", "5000",
+                              "--seed", "1", "--max-moves", "1"),
     }
 
 

@@ -3,16 +3,13 @@ files written by the native command line."""
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 
 import pytest
 from conftest import ROOMY_MS, wait_until
+from native_match import native_replay
 from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
-
-ROOT = __import__("pathlib").Path(__file__).resolve().parents[2]
 
 
 def turn_of(label: str) -> tuple[int, int]:
@@ -85,9 +82,7 @@ def test_replay_controls_after_a_flit_game(arena):
 
 def test_open_native_replay_and_refuse_a_broken_one(arena, tmp_path):
     replay = tmp_path / "native.json"
-    subprocess.run([sys.executable, "-m", "engine", "match", "flit", "builtin:random",
-                    "builtin:greedy", "--games", "2", "--seed", "3", "--replay", str(replay)],
-                   cwd=ROOT, check=True, capture_output=True, timeout=120)
+    native_replay(replay, "flit", "builtin:random", "builtin:greedy", "--games", "2", "--seed", "3")
 
     arena.label("Open replay…").set_input_files(str(replay))
     expect(arena.status).to_contain_text("Opened native.json: Flit, 2 records")

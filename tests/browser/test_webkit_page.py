@@ -12,15 +12,12 @@ test_script_bots_without_jspi.py.
 """
 from __future__ import annotations
 
-import json
 import os
-import subprocess
-import sys
 import time
-from pathlib import Path
 
 import pytest
 from conftest import ROOMY_MS
+from native_match import native_flit_game
 from test_firefox_page import FirefoxArena
 from test_page_attacks import APIS, REACH_OUT_BOT
 
@@ -29,24 +26,13 @@ from test_page_attacks import APIS, REACH_OUT_BOT
 pytestmark = [pytest.mark.browser, pytest.mark.skipif(
     os.environ.get("KOTH_WEBKIT_TESTS") != "1", reason="WebKit tests are opt-in: KOTH_WEBKIT_TESTS=1")]
 
-ROOT = Path(__file__).resolve().parents[2]
 SEED, SECRET = 4, "webkit-match"
 SHARED_MEMORY_WITHHELD = "this browser shares no memory with Workers"
 
 
-def _native_record(folder: Path) -> dict:
-    replay = folder / "native.json"
-    done = subprocess.run([sys.executable, "-m", "engine", "match", "flit", "builtin:greedy",
-                           "builtin:random", "--games", "1", "--seed", str(SEED), "--secret", SECRET,
-                           "--time-limit", str(ROOMY_MS), "--replay", str(replay)],
-                          cwd=ROOT, capture_output=True, text=True, timeout=900)
-    assert done.returncode == 0, done.stderr
-    return json.loads(replay.read_text(encoding="utf-8"))["records"][0]
-
-
 @pytest.mark.parametrize("isolated", [False, True], ids=["plain", "isolated"])
 def test_the_page_works_in_webkit(webkit, isolated_url, plain_url, results_dir, tmp_path, isolated):
-    native = _native_record(tmp_path)
+    native = native_flit_game(tmp_path, "builtin:greedy", "builtin:random", SEED, SECRET)
     began = time.monotonic()
     arena = FirefoxArena(webkit, isolated_url if isolated else plain_url)  # ready, or it fails here
     mode = "isolated" if isolated else "plain"
