@@ -41,6 +41,14 @@ def hogs_of(pid: int) -> list[int]:
     return found
 
 
+def hogs_within_a_minute(pid: int, count: int) -> list[int]:
+    """The hogs of busy ``pid`` once there are ``count`` of them, or after a minute."""
+    give_up = time.monotonic() + 60
+    while len(found := hogs_of(pid)) != count and time.monotonic() < give_up:
+        time.sleep(0.1)
+    return found
+
+
 def test_the_hogs_run_with_the_command_and_end_with_it():
     done = subprocess.Popen([sys.executable, str(BUSY), "--cores", "2", "--", sys.executable, "-c",
                              COUNT_HOGS + "raise SystemExit(3)\n"],
@@ -61,16 +69,10 @@ def test_the_hogs_end_when_busy_is_stopped(stop):
         assert busy.stderr.readline().startswith(b"busy: 2 hog")
         # Both are started by now, yet with both cores busy this once found only one of them
         # in /proc at this point: look again for up to a minute.
-        give_up = time.monotonic() + 60
-        while len(hogs_of(busy.pid)) < 2 and time.monotonic() < give_up:
-            time.sleep(0.1)
-        assert len(hogs_of(busy.pid)) == 2
+        assert len(hogs_within_a_minute(busy.pid, 2)) == 2
         os.kill(busy.pid, stop)
         busy.wait(timeout=60)
-        give_up = time.monotonic() + 60  # after SIGKILL, each hog notices on its own
-        while hogs_of(busy.pid) and time.monotonic() < give_up:
-            time.sleep(0.1)
-        assert hogs_of(busy.pid) == []
+        assert hogs_within_a_minute(busy.pid, 0) == []  # after SIGKILL, each hog notices on its own
     finally:
         busy.kill()
         busy.wait()
