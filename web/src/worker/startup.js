@@ -70,6 +70,16 @@ function builtSnapshotEntry(entry) {
   return ok ? entry : null;
 }
 
+// Earlier versions cached a snapshot of their own: the build's replaces it. Firefox throws
+// (NS_ERROR_FAILURE) on merely reading `caches` in an opaque origin (a Stack Snippet's frame).
+function forgetOldSnapshotCache() {
+  try {
+    if (self.caches) self.caches.delete("koth-arena-python").catch(() => {});
+  } catch (err) {
+    // no Cache Storage here: nothing to forget
+  }
+}
+
 // What the page says when ready, by the mode the bot Workers serve in (bot_worker.js).
 const READY_TEXT = {
   sync: "Ready.",
@@ -89,8 +99,7 @@ export async function start(bridge, onPython, onReady) {
   const indexURL = new URL(config.pyodideIndexURL, self.location.href).href;
   ctl.indexURL = indexURL;
   mark("config");
-  // Earlier versions cached a snapshot of their own: the build's replaces it.
-  if (self.caches) self.caches.delete("koth-arena-python").catch(() => {});
+  forgetOldSnapshotCache();
   // Every fetch at once, the longest first (a browser opens at most 6 connections to a host
   // that speaks HTTP/1.1); the bot Workers are created now and load their script meanwhile.
   const entry = builtSnapshotEntry(config.snapshot);
