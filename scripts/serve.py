@@ -106,6 +106,12 @@ def preview_loads(path: str) -> bool:
             and parts[0].endswith(".whl")) or (len(parts) == 2 and parts[0] == "pyodide"))
 
 
+def is_preview_frame(path: str) -> bool:
+    """Whether this is the snippet preview's frame document (public; framed by this site only:
+    its policy's frame-ancestors)."""
+    return urlsplit(path).path.rsplit("/", 1)[-1] == "snippet_preview.html"
+
+
 def pyodide_origin(directory) -> str:
     """The origin Pyodide is loaded from when the site was built with --pyodide-cdn."""
     try:
@@ -180,7 +186,10 @@ class ArenaHandler(SimpleHTTPRequestHandler):
         if self.isolation:
             self.send_header("Cross-Origin-Opener-Policy", "same-origin")
             self.send_header("Cross-Origin-Embedder-Policy", "require-corp")
-            self.send_header("Cross-Origin-Resource-Policy", "cross-origin" if shared else "same-origin")
+            # Firefox checks the preview frame's own document against its opaque origin: a
+            # same-origin policy there blocks the frame (Chromium checks the parent's origin).
+            corp = "cross-origin" if shared or is_preview_frame(self.path) else "same-origin"
+            self.send_header("Cross-Origin-Resource-Policy", corp)
         super().end_headers()
 
     def send_head(self):

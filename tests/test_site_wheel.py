@@ -114,6 +114,9 @@ def test_only_the_preview_frames_loads_are_shared_with_its_opaque_origin(served)
     assert policy.startswith("sandbox allow-scripts allow-forms allow-modals;")
     assert "frame-ancestors 'self'" in policy and "default-src 'none'" in policy
     assert "access-control-allow-origin" not in frame
+    # Firefox blocks a sandboxed frame whose document is same-origin only (checked against the
+    # frame's own opaque origin): the frame's document is cross-origin, its files are not read.
+    assert frame["cross-origin-resource-policy"] == "cross-origin"
     for name in ("snippet_frame.js", WHEEL, "pyodide/pyodide.asm.wasm"):
         got = headers(served + name)
         assert got["access-control-allow-origin"] == "*"
