@@ -13,7 +13,7 @@ machine:
   no Content-Security-Policy; the page's figures are also given as a ratio of these, so they
   compare across machines and engines;
 - a match's speed: the match a fresh page offers (its default game and example bots) as a
-  series of ``--games`` games at seed 1, in the warm page: the bots' moves a second (the
+  series of ``--games`` games at seed 1 with a fixed secret, in the warm page: the bots' moves a second (the
   second of two runs: the first shares the cores with the browser optimising Pyodide's
   WebAssembly);
 - memory: the proportional set size (PSS) of the browser's processes (and its driver's),
@@ -46,7 +46,7 @@ READY_TIMEOUT_MS = 600_000
 MB = 2**20
 
 BARE_HTML = """<!doctype html>
-<meta charset="utf-8"><title>Bare Pyodide</title>
+<meta charset="utf-8"><title>Bare Pyodide</title><link rel="icon" href="data:,">
 <p id="status">Loading Pyodide…</p>
 <script type="module" src="bare.js"></script>
 """
@@ -146,7 +146,7 @@ def visit(page, ready: str, ms: str) -> float:
 def match_speed(page, games: int) -> tuple[float, str]:
     """Bot moves a second of the match a fresh page offers (its default game and example bots),
     as a series of `games` games at seed 1 (the second of two runs), and the page's status."""
-    for name, value in (("Games", games), ("Seed", 1)):
+    for name, value in (("Games", games), ("Seed", 1), ("Secret (optional)", "bench")):
         if not page.evaluate(SET_CONTROL, [name, value]):
             raise RuntimeError(f"could not set {name} to {value}")
     speed = 0.0

@@ -83,9 +83,8 @@ VISIT_JS = """() => {
 }"""
 
 
-def browser_processes(marker: str) -> dict[int, str]:
-    """{pid: command line} of every process of the browser launched with `marker` on its
-    command line (the browser and all its descendants)."""
+def _processes() -> dict[int, tuple[int, str]]:
+    """{pid: (parent pid, command line)} of every process this user can see."""
     procs: dict[int, tuple[int, str]] = {}
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
@@ -96,7 +95,11 @@ def browser_processes(marker: str) -> dict[int, str]:
         except OSError:
             continue
         procs[int(entry)] = (int(stat.rsplit(")", 1)[1].split()[1]), cmdline)
-    family = {pid for pid, (_, cmd) in procs.items() if marker in cmd and "--type=" not in cmd}
+    return procs
+
+
+def _with_descendants(roots: set[int], procs: dict[int, tuple[int, str]]) -> dict[int, str]:
+    family = set(roots) & set(procs)
     frontier = list(family)
     while frontier:
         parent = frontier.pop()
@@ -107,10 +110,24 @@ def browser_processes(marker: str) -> dict[int, str]:
     return {pid: procs[pid][1] for pid in family}
 
 
-def browser_pss(marker: str) -> int:
-    """The PSS of every process of the browser launched with `marker` on its command line."""
+def browser_processes(marker: str) -> dict[int, str]:
+    """{pid: command line} of every process of the browser launched with `marker` on its
+    command line (the browser and all its descendants)."""
+    procs = _processes()
+    browsers = {pid for pid, (_, cmd) in procs.items() if marker in cmd and "--type=" not in cmd}
+    return _with_descendants(browsers, procs)
+
+
+def process_tree(root: int) -> dict[int, str]:
+    """{pid: command line} of `root` and all its descendants (a browser's driver and the
+    browser it started)."""
+    return _with_descendants({root}, _processes())
+
+
+def pss(pids) -> int:
+    """The sum of the proportional set sizes of these processes (gone ones count 0)."""
     total = 0
-    for pid in browser_processes(marker):
+    for pid in pids:
         try:
             for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
                 if line.startswith("Pss:"):
@@ -118,6 +135,11 @@ def browser_pss(marker: str) -> int:
         except OSError:
             pass
     return total
+
+
+def browser_pss(marker: str) -> int:
+    """The PSS of every process of the browser launched with `marker` on its command line."""
+    return pss(browser_processes(marker))
 
 
 def _settled_pss(marker: str, seconds: float = 3.0) -> int:
