@@ -102,8 +102,7 @@ def launch(engine: str, playwright) -> Iterator[Browser]:
     if engine == "chromium":
         with tempfile.TemporaryDirectory() as profile:
             marker = f"--koth-bench={uuid.uuid4().hex}"
-            context = playwright.chromium.launch_persistent_context(
-                profile, executable_path=CHROMIUM, args=[*CHROMIUM_ARGS, marker], headless=True)
+            context = startup.launch_chromium(playwright, profile, CHROMIUM, CHROMIUM_ARGS, marker)
 
             def open_page(url: str):
                 page = context.new_page()

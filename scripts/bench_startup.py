@@ -162,7 +162,8 @@ def _controller(page):
     return next(w for w in page.workers if w.url.endswith("/controller_worker.js"))
 
 
-def _launch(pw, profile: str, chromium: str, args: list[str], marker: str):
+def launch_chromium(pw, profile: str, chromium: str, args: list[str], marker: str):
+    """Chromium on `profile`, with `marker` on its command line (its processes are found by it)."""
     return pw.chromium.launch_persistent_context(
         profile, executable_path=chromium, args=[*args, marker], headless=True)
 
@@ -176,7 +177,7 @@ def measure(pw, url: str, chromium: str, args: list[str], cold_runs: int, warm_r
     for run in range(cold_runs):
         with tempfile.TemporaryDirectory() as profile:
             marker = f"--koth-startup={uuid.uuid4().hex}"
-            context = _launch(pw, profile, chromium, args, marker)
+            context = launch_chromium(pw, profile, chromium, args, marker)
             page = context.pages[0] if context.pages else context.new_page()
             page.goto("about:blank")
             blank = _settled_pss(marker)
@@ -192,7 +193,7 @@ def measure(pw, url: str, chromium: str, args: list[str], cold_runs: int, warm_r
             context.close()
             if run == cold_runs - 1:
                 for _ in range(warm_runs):
-                    context = _launch(pw, profile, chromium, args, marker)
+                    context = launch_chromium(pw, profile, chromium, args, marker)
                     page = context.pages[0] if context.pages else context.new_page()
                     page.goto("about:blank")
                     time.sleep(1)

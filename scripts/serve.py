@@ -67,6 +67,10 @@ SAFE_HOST = re.compile(r"(?:[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){0,8}|\[[0
 SAFE_DIR = re.compile(r"/(?:[A-Za-z0-9._~-]+/){0,16}")
 
 
+# The snippet preview's frame document (web/snippet_preview.html): sandboxed, an opaque origin.
+PREVIEW_FRAME = "snippet_preview.html"
+
+
 def content_security_policy(path: str, pyodide_origin: str = "", host: str = "") -> str:
     """The policy for one file of the site. A Worker's policy is the one its script is
     served with, so each Worker gets its own: the controller loads Pyodide and the engine
@@ -83,7 +87,7 @@ def content_security_policy(path: str, pyodide_origin: str = "", host: str = "")
         if SAFE_HOST.fullmatch(host) and SAFE_DIR.fullmatch(folder + "/"):
             policy += f"; connect-src {host}{folder}/{RELAY_READ}"
         return policy
-    if name == "snippet_preview.html":  # the snippet preview's frame: an opaque origin, sandboxed
+    if name == PREVIEW_FRAME:  # the snippet preview's frame: an opaque origin, sandboxed
         return ("sandbox allow-scripts allow-forms allow-modals; default-src 'none'; "
                 f"script-src 'self' blob: 'wasm-unsafe-eval'{extra}; worker-src blob:; "
                 f"connect-src 'self' blob: {PAGE_CONNECT}{extra}; style-src 'unsafe-inline'; "
@@ -109,7 +113,7 @@ def preview_loads(path: str) -> bool:
 def is_preview_frame(path: str) -> bool:
     """Whether this is the snippet preview's frame document (public; framed by this site only:
     its policy's frame-ancestors)."""
-    return urlsplit(path).path.rsplit("/", 1)[-1] == "snippet_preview.html"
+    return urlsplit(path).path.rsplit("/", 1)[-1] == PREVIEW_FRAME
 
 
 def pyodide_origin(directory) -> str:
