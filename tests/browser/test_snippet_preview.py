@@ -96,6 +96,10 @@ def test_the_preview_runs_the_exported_snippet_with_the_local_wheel_like_the_nat
     wait_until(frame, "window.kothArena && window.kothArena.embedded && window.kothArena.embedded.done",
                BOOT_TIMEOUT_MS)
     assert frame.evaluate("[self.origin, self.crossOriginIsolated]") == ["null", False]
+    # The author is told how long the snippet took to be ready (the frame's own report).
+    wait_until(arena.page, "document.getElementById('snippet-preview-note').textContent.includes('was ready')")
+    note = arena.page.locator("#snippet-preview-note").inner_text()
+    assert re.search(r"The snippet was ready \d+\.\d s after its frame opened", note), note
     preview, board = run_tournament(frame, 2)
     assert [row[1] for row in board] == [s["name"] for s in preview["standings"]]
     assert asked == []  # nothing from the package index or the CDN: this site's wheel and Pyodide

@@ -30,6 +30,7 @@ export class SnippetExportDialog {
     this.site = null; // config.json: the wheel this site was built with, its Pyodide
     this.frame = null; // the preview's iframe
     this.previewed = ""; // the markdown the preview runs
+    this.previewNoteText = ""; // what the preview's note says before the snippet is ready
     const { els } = this;
     els.open.addEventListener("click", () => {
       els.dialog.showModal();
@@ -139,18 +140,28 @@ export class SnippetExportDialog {
     this.frame = frame;
     this.wheelUrl = new URL(site.wheel.file, location.href).href;
     this.pyodideUrl = new URL(site.pyodideIndexURL || "./pyodide/", location.href).href;
-    els.previewNote.textContent = "The preview runs this snippet in a frame sandboxed as the Q&A site's, "
+    this.previewNoteText = "The preview runs this snippet in a frame sandboxed as the Q&A site's, "
       + `with this site's wheel (${site.wheel.file}, SHA-256 ${site.wheel.sha256.slice(0, 12)}…) and Pyodide `
       + "instead of the package index's and jsDelivr's; the text to post is unchanged. A pinned SHA-256 "
       + "other than this wheel's is refused, as it would be in the post.";
+    els.previewNote.textContent = this.previewNoteText;
     els.previewNote.hidden = false;
     els.dialog.classList.add("previewing");
     els.previewBox.replaceChildren(frame);
   }
 
   onFrameMessage(event) {
-    if (!this.frame || event.source !== this.frame.contentWindow) return;
-    if (!event.data || event.data.type !== "snippet-preview-ready") return;
+    if (!this.frame || event.source !== this.frame.contentWindow || !event.data) return;
+    if (event.data.type === "snippet-preview-started") {
+      // From the frame, where the snippet runs: a number to show, nothing else is read.
+      const ms = event.data.ms;
+      if (typeof ms !== "number" || !Number.isFinite(ms) || ms < 0 || ms > 3_600_000) return;
+      this.els.previewNote.textContent = `${this.previewNoteText} The snippet was ready `
+        + `${(ms / 1000).toFixed(1)} s after its frame opened (a reader of the post also downloads `
+        + "Pyodide and the wheel first).";
+      return;
+    }
+    if (event.data.type !== "snippet-preview-ready") return;
     this.frame.contentWindow.postMessage({ type: "snippet-preview", markdown: this.previewed,
       wheel: this.wheelUrl, pyodide: this.pyodideUrl }, "*");
   }

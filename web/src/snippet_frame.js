@@ -35,6 +35,20 @@ function localized(js, wheel, pyodide) {
   return js.slice(0, found.index) + `const K = ${text};\n` + js.slice(found.index + found[0].length);
 }
 
+// Tells the page framing the preview when the snippet became ready (its "arena-ready" mark,
+// on this frame's clock: from the frame's navigation), so the author sees how long a reader
+// of the post waits (and scripts/bench_snippet.py reads it without reaching into the frame).
+function reportReady() {
+  if (typeof PerformanceObserver !== "function") return;
+  const observer = new PerformanceObserver((list) => {
+    const mark = list.getEntries().find((entry) => entry.name === "arena-ready");
+    if (!mark) return;
+    observer.disconnect();
+    window.parent.postMessage({ type: "snippet-preview-started", ms: mark.startTime }, "*");
+  });
+  observer.observe({ type: "mark", buffered: true });
+}
+
 function run({ markdown, wheel, pyodide }) {
   const blocks = snippetBlocks(markdown);
   if (!blocks.js) throw new Error("the snippet has no JavaScript");
@@ -55,6 +69,7 @@ if (window.parent !== window) {
     started = true; // one snippet per frame: the page makes a new frame for another
     try {
       if (typeof data.markdown !== "string" || data.markdown.length > 100_000) throw new Error("no snippet");
+      reportReady();
       run({ markdown: data.markdown, wheel: String(data.wheel), pyodide: String(data.pyodide) });
     } catch (err) {
       say(`The preview could not start: ${err && err.message || err}`);
