@@ -19,7 +19,7 @@ machine:
 - memory: the proportional set size (PSS) of the browser's processes (and its driver's),
   with a blank tab and with the page ready, in the first cold visit's browser.
 
-Chromium is driven by Playwright, Firefox by puppeteer-core over WebDriver BiDi and WebKitGTK
+Chromium is driven by Playwright, Firefox over Marionette (tests/browser/firefox_driver.mjs) and WebKitGTK
 by Selenium, through the browser tests' own wrappers (tests/browser/firefox_page.py,
 webkit_page.py). Not a test: figures only.
 """

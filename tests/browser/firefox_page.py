@@ -1,6 +1,7 @@
-"""Firefox for the browser tests: Debian's firefox-esr, driven by puppeteer-core over WebDriver
-BiDi (Playwright cannot drive a stock Firefox) through a small Node script,
-``firefox_driver.mjs``, that this module talks to by JSON lines.
+"""Firefox for the browser tests: Debian's firefox-esr, driven over Marionette (WebDriver classic,
+built into Firefox; Playwright cannot drive a stock Firefox) by a small Node script,
+``firefox_driver.mjs``, that this module talks to by JSON lines. Not over WebDriver BiDi: a BiDi
+session makes Firefox's nested ``new Worker()`` hang now and then (docs/testing.md, Browsers).
 
 One Firefox per pytest session (the ``firefox`` fixture, registered in conftest.py); each
 test opens pages in it. A page is a ``FirefoxPage`` whose ``evaluate(expression, arg)`` has
@@ -24,7 +25,7 @@ COMMAND_TIMEOUT_S = 900  # an answer: a page load or an evaluate, at load 30
 
 
 class FirefoxError(RuntimeError):
-    """A command the driver (puppeteer-core, or the page's script) failed."""
+    """A command the driver (Marionette, or the page's script) failed."""
 
 
 class Firefox:
@@ -78,7 +79,8 @@ class Firefox:
 
 
 class FirefoxPage:
-    """One tab. Selectors are CSS (puppeteer's); expressions run in the page as in Playwright."""
+    """One tab. Selectors are CSS; expressions run in the page (in Marionette's sandbox of it:
+    the page's objects, not its CSP) as in Playwright."""
 
     def __init__(self, firefox: Firefox, handle: int) -> None:
         self.firefox = firefox
@@ -124,11 +126,11 @@ class FirefoxFrame:
                                          frame=self.url_part, **fields)
 
 
-# Opt-in (KOTH_FIREFOX_TESTS=1 bash scripts/test installs firefox-esr and runs them): under
-# this driver the plain page's controller Worker sometimes hangs in `new Worker()` right after
-# a Stop (4 Stops of 19 on 2026-11-27, none of 20 with no driver attached), and the first run
-# of a fresh isolated page once stalled now and then ("Running 1 game of Flit…" for 600 s, no
-# page error; 3 sessions of 9): failures a default run cannot afford (docs/testing.md).
+# Opt-in (KOTH_FIREFOX_TESTS=1 bash scripts/test installs firefox-esr and runs them). They were
+# so for hangs: under the former driver (puppeteer-core over WebDriver BiDi) the controller
+# Worker's `new Worker()` sometimes never returned (4 Stops of 19 on 2026-11-27, none of 20 with
+# no driver; a fresh isolated page's first run stalled in 3 sessions of 9). That was the BiDi
+# session's worker debugger listener; the Marionette driver has none (docs/testing.md, Browsers).
 FIREFOX_OPT_IN = pytest.mark.skipif(
     os.environ.get("KOTH_FIREFOX_TESTS") != "1", reason="Firefox tests are opt-in: KOTH_FIREFOX_TESTS=1")
 
@@ -146,8 +148,6 @@ def firefox():
     if not Path(FIREFOX).exists():
         pytest.fail(f"Firefox not found at {FIREFOX}: install Debian's 'firefox-esr' package (scripts/test "
                     "does), or set KOTH_FIREFOX. The browser tests never download a browser.", pytrace=False)
-    if not (ROOT / "node_modules" / "puppeteer-core").is_dir():
-        pytest.fail("puppeteer-core is missing: run `npm ci` (scripts/test does).", pytrace=False)
     browser = Firefox()
     try:
         yield browser

@@ -107,11 +107,7 @@ class FirefoxArena:
         return self.page.evaluate("window.kothArena.viewer.tracks.map((t) => t ? t.record : null)")
 
 
-@firefox_modes(plain_xfail=(
-    "found, not fixed: under the driver (BiDi), the plain page's controller Worker sometimes hangs in "
-    "new Worker() as it refills its warm bot Workers right after a Stop, and the page replaces it ('The "
-    "Python worker did not answer Stop'): 4 Stops of 19 on 2026-11-27, none of 20 with no driver attached "
-    "(docs/testing.md, Browsers)"))
+@firefox_modes()
 def test_the_page_works_in_firefox(firefox, isolated_url, plain_url, results_dir, isolated):
     began = time.monotonic()
     arena = FirefoxArena(firefox, isolated_url if isolated else plain_url)
