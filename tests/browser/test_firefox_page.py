@@ -66,6 +66,10 @@ class FirefoxArena:
         assert self.page.evaluate("([t, v]) => window.__ff.set(t, v)", [label, value]), label
 
     def setup(self, games: int, seed: int, time_limit_ms: int) -> None:
+        # Match mode: the page restores the last mode, and an earlier test of the session (one
+        # Firefox profile) may have left it in Tournament mode, where 1 game is refused.
+        if not self.page.evaluate("document.getElementById('mode-match').checked"):
+            self.page.click("#mode-match")
         self.set("Game", "flit")
         self.set("Games", games)
         self.set("Seed", seed)
