@@ -97,7 +97,7 @@ def test_the_preview_runs_the_exported_snippet_with_the_local_wheel_like_the_nat
                BOOT_TIMEOUT_MS)
     assert frame.evaluate("[self.origin, self.crossOriginIsolated]") == ["null", False]
     # The author is told how long the snippet took to be ready (the frame's own report).
-    wait_until(arena.page, "document.getElementById('snippet-preview-note').textContent.includes('was ready')")
+    wait_until(arena.page, "document.getElementById('snippet-preview-note').textContent.includes('ready')")
     note = arena.page.locator("#snippet-preview-note").inner_text()
     assert re.search(r"The snippet was ready \d+\.\d s after its frame opened", note), note
     preview, board = run_tournament(frame, 2)
