@@ -235,7 +235,12 @@ def run(site: Path, engines: list[str], cold: int, warm: int, games: int, compre
                     report(engine, mode, figures)
                     sys.stdout.flush()
         finally:
-            for server in servers:
-                server.shutdown()
-                server.server_close()
+            stop_servers(servers)
     return 0
+
+
+def stop_servers(servers: list[Any]) -> None:
+    """Shut down the servers ``serve.serve_in_thread`` started."""
+    for server in servers:
+        server.shutdown()
+        server.server_close()

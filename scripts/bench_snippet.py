@@ -162,9 +162,7 @@ def run(site: Path, engine_names: list[str], cold: int, mbps: float) -> int:
                 report(engine, figures, mbps)
                 sys.stdout.flush()
         finally:
-            for server in servers:
-                server.shutdown()
-                server.server_close()
+            engines.stop_servers(servers)
     return 0
 
 
