@@ -126,13 +126,13 @@ class FirefoxFrame:
                                          frame=self.url_part, **fields)
 
 
-# Opt-in (KOTH_FIREFOX_TESTS=1 bash scripts/test installs firefox-esr and runs them). They were
-# so for hangs: under the former driver (puppeteer-core over WebDriver BiDi) the controller
-# Worker's `new Worker()` sometimes never returned (4 Stops of 19 on 2026-11-27, none of 20 with
-# no driver; a fresh isolated page's first run stalled in 3 sessions of 9). That was the BiDi
-# session's worker debugger listener; the Marionette driver has none (docs/testing.md, Browsers).
-FIREFOX_OPT_IN = pytest.mark.skipif(
-    os.environ.get("KOTH_FIREFOX_TESTS") != "1", reason="Firefox tests are opt-in: KOTH_FIREFOX_TESTS=1")
+# On by default in scripts/test, which installs firefox-esr; KOTH_FIREFOX_TESTS=0 skips them for a
+# quicker local run. They were opt-in for hangs: under the former driver (puppeteer-core over
+# WebDriver BiDi) the controller Worker's `new Worker()` sometimes never returned. That was the
+# BiDi session's worker debugger listener; the Marionette driver has none (docs/testing.md,
+# Browsers).
+FIREFOX_TESTS = pytest.mark.skipif(
+    os.environ.get("KOTH_FIREFOX_TESTS", "1") == "0", reason="Firefox tests skipped: KOTH_FIREFOX_TESTS=0")
 
 
 def firefox_modes(plain_xfail: str | None = None) -> pytest.MarkDecorator:

@@ -12,13 +12,12 @@ from __future__ import annotations
 
 import pytest
 from conftest import ROOMY_MS
-from firefox_page import FIREFOX_OPT_IN
+from firefox_page import FIREFOX_TESTS
 from native_match import bot_file, native_flit_game
 from test_firefox_page import SCRIPT_BOT, FirefoxArena
 from test_same_seed import _first_difference
 
-# Opt-in: KOTH_FIREFOX_TESTS=1 (firefox_page.FIREFOX_OPT_IN says why).
-pytestmark = [pytest.mark.browser, FIREFOX_OPT_IN]
+pytestmark = [pytest.mark.browser, FIREFOX_TESTS]
 
 RUNS = 5
 SEED, SECRET = 2, "firefox-match"

@@ -15,13 +15,12 @@ from pathlib import Path
 
 import pytest
 from conftest import READY_TIMEOUT_MS, wait_until
-from firefox_page import FIREFOX_OPT_IN, firefox_modes
+from firefox_page import FIREFOX_TESTS, firefox_modes
 from test_same_seed import _first_difference
 
 from engine.play.debug_part import rules_part
 
-# Opt-in: KOTH_FIREFOX_TESTS=1 (firefox_page.FIREFOX_OPT_IN says why).
-pytestmark = [pytest.mark.browser, FIREFOX_OPT_IN]
+pytestmark = [pytest.mark.browser, FIREFOX_TESTS]
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "engine" / "games" / "flit" / "examples"

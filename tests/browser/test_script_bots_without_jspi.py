@@ -11,7 +11,6 @@ without a relay, a script bot gets a clear fault at once, never a hang.
 """
 from __future__ import annotations
 
-import os
 import time
 from pathlib import Path
 
@@ -21,6 +20,7 @@ from native_match import bot_file, native_flit_game
 from test_firefox_page import FirefoxArena
 from test_page_attacks import REACH_OUT_BOT
 from test_same_seed import BUDGET, _first_difference, _native, _page_records
+from webkit_page import WEBKIT_TESTS
 
 from engine.play.debug_part import rules_part
 
@@ -203,8 +203,7 @@ def test_a_tournament_with_a_script_bot_in_relay_mode_is_the_native_one(open_are
     assert arena.page.evaluate("window.kothArena.tournament.result") == expected
 
 
-@pytest.mark.skipif(os.environ.get("KOTH_WEBKIT_TESTS") != "1",
-                    reason="WebKit tests are opt-in: KOTH_WEBKIT_TESTS=1")
+@WEBKIT_TESTS
 def test_webkit_runs_a_script_bot_through_the_relay(webkit, plain_url, tmp_path):
     """WebKit has neither JSPI nor shared memory for Workers: it picks relay mode itself (no
     `?bots=`), and the posted script bot plays the native run's game."""

@@ -1,8 +1,8 @@
 """The Stack Snippet in Firefox (issue 20, item 5): the page's Preview runs the exported snippet
 in an iframe sandboxed as the Q&A site's (an opaque origin, not cross-origin isolated) with the
 site's own wheel and Pyodide, and a tournament in it of a posted-style script bot and two
-examples (fixed seed and secret) gives the native run's JSON. Opt-in with the other Firefox
-tests: KOTH_FIREFOX_TESTS=1 (firefox_page.FIREFOX_OPT_IN says why). WebKit is not here yet.
+examples (fixed seed and secret) gives the native run's JSON. Skipped with the other Firefox
+tests by KOTH_FIREFOX_TESTS=0. WebKit is not here yet.
 """
 from __future__ import annotations
 
@@ -11,12 +11,12 @@ import time
 
 import pytest
 from conftest import wait_until
-from firefox_page import FIREFOX_OPT_IN, FirefoxError, firefox_modes
+from firefox_page import FIREFOX_TESTS, FirefoxError, firefox_modes
 from test_firefox_same_seed import _challenge, _native
 
 from engine.contest.snippet import pack_challenge
 
-pytestmark = [pytest.mark.browser, FIREFOX_OPT_IN]
+pytestmark = [pytest.mark.browser, FIREFOX_TESTS]
 
 BOOT_TIMEOUT_MS = 600_000  # Pyodide booted in the frame, no snapshot: far longer at load
 RUN_TIMEOUT_MS = 900_000

@@ -12,7 +12,6 @@ test_script_bots_without_jspi.py.
 """
 from __future__ import annotations
 
-import os
 import time
 
 import pytest
@@ -20,11 +19,9 @@ from conftest import ROOMY_MS
 from native_match import native_flit_game
 from test_firefox_page import FirefoxArena
 from test_page_attacks import APIS, REACH_OUT_BOT
+from webkit_page import WEBKIT_TESTS
 
-# Opt-in like the Firefox tests (docs/testing.md, "WebKit"): KOTH_WEBKIT_TESTS=1 bash scripts/test
-# installs webkit2gtk-driver and xvfb and runs them.
-pytestmark = [pytest.mark.browser, pytest.mark.skipif(
-    os.environ.get("KOTH_WEBKIT_TESTS") != "1", reason="WebKit tests are opt-in: KOTH_WEBKIT_TESTS=1")]
+pytestmark = [pytest.mark.browser, WEBKIT_TESTS]
 
 SEED, SECRET = 4, "webkit-match"
 SHARED_MEMORY_WITHHELD = "this browser shares no memory with Workers"

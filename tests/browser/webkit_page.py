@@ -20,6 +20,11 @@ from typing import Any
 
 import pytest
 
+# On by default in scripts/test, which installs webkit2gtk-driver and xvfb; KOTH_WEBKIT_TESTS=0
+# skips them for a quicker local run.
+WEBKIT_TESTS = pytest.mark.skipif(
+    os.environ.get("KOTH_WEBKIT_TESTS", "1") == "0", reason="WebKit tests skipped: KOTH_WEBKIT_TESTS=0")
+
 WEBKIT_DRIVER = os.environ.get("KOTH_WEBKIT_DRIVER", "/usr/bin/WebKitWebDriver")
 MINIBROWSER = os.environ.get("KOTH_WEBKIT", "/usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser")
 COMMAND_TIMEOUT_S = 900  # a page load or a script, at load 30
@@ -165,7 +170,7 @@ def webkit():
     for path, package in ((WEBKIT_DRIVER, "webkit2gtk-driver"), (MINIBROWSER, "webkit2gtk-driver")):
         if not Path(path).exists():
             pytest.fail(f"WebKit not found at {path}: install Debian's '{package}' and 'xvfb' packages "
-                        "(scripts/test does with KOTH_WEBKIT_TESTS=1). The browser tests never download a "
+                        "(scripts/test does). The browser tests never download a "
                         "browser.", pytrace=False)
     try:
         import selenium  # noqa: F401
