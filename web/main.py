@@ -26,6 +26,7 @@ from engine.bots.code import BotLoadError
 from engine.bots.entries import BUILTIN
 from engine.bots.python2 import PYTHON2, NotConverted, convert, python2_reason
 from engine.bots.python2_convert import conversion_from_reply, over_time_message
+from engine.bots.replayed_script import ReplayCredits
 from engine.bots.reply import answer_from_reply
 from engine.core.randomness import check_secret, new_secret
 from engine.core.timing import hard_limit_ms
@@ -68,6 +69,15 @@ def _answer_from(checked: str, seals: SealCheck | None = None) -> BotAnswer:
     return answer
 
 
+def _fields(checked: str) -> dict:
+    """A checked reply's fields (the controller Worker's own flat JSON)."""
+    try:
+        data = json.loads(checked)
+    except ValueError:
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
 def code_too_big(code: str) -> str | None:
     """Why a bot's source is refused before it is sent to its Worker, or None."""
     size = len(code.encode("utf-8", "replace"))
@@ -85,6 +95,7 @@ class Controller:
         self.awaited_ms = 0.0  # time spent waiting for bots in the last run
         self.budget: int | None = None  # the run's steps per move (None: limited by time)
         self.seals: dict[int, SealCheck] = {}  # per bot slot, under a budget (budget_seal)
+        self.replays = ReplayCredits()  # per bot slot: script bots run again each turn (push mode)
 
     def stop(self, run: int) -> None:
         self.stopped.add(run)
@@ -96,16 +107,20 @@ class Controller:
         if seals is not None:
             request["nonce"] = seals.new_nonce()
         began = arena_bridge.now()
-        result = arena_bridge.ask(slot, self.next_id, request["op"], json.dumps(request), wait_ms)
+        op = request["op"]
+        wait_ms = self.replays.wait_ms(slot, op, wait_ms)
+        result = arena_bridge.ask(slot, self.next_id, op, json.dumps(request), wait_ms)
         if not isinstance(result, str):  # message modes: a Promise; shared memory: the reply
             result = await result
         self.awaited_ms += arena_bridge.now() - began
         elapsed, state, checked = result.split(";", 2)
         if state == "2" or run in self.stopped:
             raise RunStopped
+        if op == "load":
+            self.replays.loaded(slot, _fields(checked) if state == "1" else None)
         if state != "1":
             return BotAnswer(), float(elapsed), True
-        return _answer_from(checked, seals), float(elapsed), False
+        return _answer_from(checked, seals), self.replays.timed(slot, op, float(elapsed)), False
 
     async def run(self, request_json: str) -> None:
         request = json.loads(request_json)
@@ -421,6 +436,7 @@ class PageTournament:
         self.total = 0
         self.problems: dict[str, dict] = {}  # per entry, its first error or fault, for its author
         self.seals: dict[tuple[int, int], SealCheck] = {}  # per (group, seat), under a budget
+        self.replays = ReplayCredits()  # per (group, seat): script bots run again each turn (push mode)
 
     async def play_all(self) -> None:
         from engine.contest.tournament import run_tournament_async
@@ -516,14 +532,17 @@ class PageTournament:
         seals = self.seals.get((group, seat)) if request["op"] in ("start", "turn") else None
         if seals is not None:
             request["nonce"] = seals.new_nonce()
-        text = json.dumps(request)
-        result = await arena_bridge.tournamentAsk(group, seat, rid, request["op"], text, wait_ms)
+        text, op, key = json.dumps(request), request["op"], (group, seat)
+        wait_ms = self.replays.wait_ms(key, op, wait_ms)
+        result = await arena_bridge.tournamentAsk(group, seat, rid, op, text, wait_ms)
         elapsed, state, checked = result.split(";", 2)
         if state == "2" or self.run in self.owner.stopped:
             raise RunStopped
+        if op == "load":
+            self.replays.loaded(key, _fields(checked) if state == "1" else None)
         if state != "1":
             return BotAnswer(), float(elapsed), True
-        return _answer_from(checked, seals), float(elapsed), False
+        return _answer_from(checked, seals), self.replays.timed(key, op, float(elapsed)), False
 
     # -- what the page is sent
     def _keep_replay(self, index: int, document: dict) -> None:

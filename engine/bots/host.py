@@ -15,6 +15,7 @@ from collections.abc import Callable
 from engine.bots import budget_guard, budget_seal
 from engine.bots.answer import cap_text
 from engine.bots.code import FUNCTION, BotLoadError, _bot_frames, load_code
+from engine.bots.replayed_script import ReplayedScriptRunner
 from engine.bots.reply import MAX_ERROR_CHARS
 from engine.bots.runners import FunctionRunner, OneShotScriptRunner, StreamScriptRunner
 from engine.bots.step_budget import _bind, _caller_scopes
@@ -27,7 +28,8 @@ class BotHost:
         """``receive`` blocks for the next request (None at EOF); ``send`` posts a reply.
 
         ``can_block`` is False where ``receive`` cannot be called from inside bot code
-        (a browser without JSPI): long-running script bots are refused then. ``guard``:
+        (a browser Worker in push mode): a long-running script bot is run again from
+        its start for each request then (``engine.bots.replayed_script``). ``guard``:
         this process (or Worker) is the bot's own, so a bot loaded with a step budget gets
         ``engine.bots.budget_guard`` first (for the rest of the process's life); off where
         the host shares a process with other code (tests, the built-in examples).
@@ -56,6 +58,8 @@ class BotHost:
         if self.runner is None:
             return {"id": rid, "ok": False, "answer": None, "error": "the bot did not load",
                     "line": None, "stdout": "", "stderr": ""}
+        if isinstance(self.runner, ReplayedScriptRunner) and op in ("start", "turn", "end"):
+            return self.runner.handle(request)
         if op == "start":
             if isinstance(self.runner, StreamScriptRunner):
                 runner = StreamScriptRunner(self.game, self.bot, self.receive, self.send, self.budget,
@@ -123,26 +127,25 @@ class BotHost:
             return {"ok": False, "kind": None, "error": exc.message, "line": exc.line}
         if self.bot.kind == FUNCTION:
             self.runner = FunctionRunner(self.game, self.bot, budget)
+        elif get_game(self.game).script_mode == "stream" and not self.can_block:
+            # input() cannot wait here: the script is run again on each request (its module doc)
+            self.runner = ReplayedScriptRunner(self.game, self.bot, budget)
         elif get_game(self.game).script_mode == "stream":  # one script for the whole game
-            if not self.can_block:
-                self.runner = None
-                return {"ok": False, "kind": "script", "line": None,
-                        "error": "script bots that read input() through a whole game cannot "
-                                 "run here: this page's bot Workers can block neither on shared "
-                                 "memory, nor through JavaScript Promise Integration (JSPI), nor "
-                                 "through its service worker; write a function bot "
-                                 "(def move(view): ...) instead"}
             self.runner = StreamScriptRunner(self.game, self.bot, self.receive, self.send, budget)
         else:
             self.runner = OneShotScriptRunner(self.game, self.bot, get_game(self.game).script_mode, budget)
         if budget is not None and key is not None:
-            budget_seal.install(key, self.runner.budget.counter, isinstance(self.runner, StreamScriptRunner))
+            budget_seal.install(key, self.runner.budget.counter,
+                                isinstance(self.runner, StreamScriptRunner | ReplayedScriptRunner))
         del key
         if budget is not None and self.guard:
             # after the engine has made the budget and imported what it needs, before any of
             # the bot's code runs (it runs from "start")
             budget_guard.install((_bot_frames, _caller_scopes, _bind))
-        return {"ok": True, "kind": self.bot.kind, "error": None, "line": None}
+        loaded = {"ok": True, "kind": self.bot.kind, "error": None, "line": None}
+        if isinstance(self.runner, ReplayedScriptRunner):
+            loaded["replays"] = True  # for the controller's ReplayCredit: none of the bot's code has run
+        return loaded
 
 
 def _register_game(source: object, name: object) -> str | None:

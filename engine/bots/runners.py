@@ -33,7 +33,15 @@ from engine.bots.step_budget import BudgetExceeded, StepBudget, counting_builtin
 from engine.core.randomness import turn_seed
 from engine.games.registry import get_game
 
-__all__ = ["BotAnswer", "Capture", "FunctionRunner", "OneShotScriptRunner", "StreamScriptRunner"]
+__all__ = ["BotAnswer", "Capture", "FunctionRunner", "OneShotScriptRunner", "ScriptSuspended",
+           "StreamScriptRunner"]
+
+
+class ScriptSuspended(BaseException):
+    """Raised by a long-running script's ``receive`` where nothing more can come now: the
+    script's run ends there, to be run again from its start with more input
+    (``engine.bots.replayed_script``). A ``BaseException``, so a bot's ``except Exception``
+    does not swallow it."""
 
 
 class Capture(io.TextIOBase):
@@ -483,6 +491,8 @@ class StreamScriptRunner:
             self.failure = "the script exited"
         except SystemExit:
             self.failure = "the script exited"
+        except ScriptSuspended:
+            raise
         except BudgetExceeded as exc:
             error, self.failure_line = _budget_error(exc)
             self.failure, over_budget = f"the script was stopped: {error}", True

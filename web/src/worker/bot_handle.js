@@ -47,10 +47,7 @@ export class BotWorker {
               .map(([k, v]) => [String(k).slice(0, 40), Number(v) || 0])),
           } : null;
           this.heapBytes = Number(data.heap) || 0; // its Python heap, before any bot code ran
-          if (ctl.scriptBots === null && !this.converter) {
-            ctl.scriptBots = this.mode !== "push";
-            ctl.botsMode = this.mode;
-          }
+          if (ctl.botsMode === null && !this.converter) ctl.botsMode = this.mode;
           resolve(this);
           botEvents.ready();
         } else if (data.type === "reply" && this.mode === "relay" && this.pending && this.pending.onReply) {

@@ -4,7 +4,9 @@
 import { MAX_REPLY_CHARS, MAX_REPLY_NESTING, nestingDepth } from "../reply_text.js";
 import { STOPPED } from "./state.js";
 
-const REPLY_FIELDS = ["answer", "error", "line", "stdout", "stderr", "over_budget", "seal"];
+// replays: a load reply's word that a script bot is run again each turn (push mode), for the
+// controller's ReplayCredits (engine/bots/replayed_script.py)
+const REPLY_FIELDS = ["answer", "error", "line", "stdout", "stderr", "over_budget", "seal", "replays"];
 
 // A bot Worker's reply is untrusted text: it is parsed here, in JavaScript (its length and
 // nesting measured in one pass, then JSON.parse), and Python gets a flat object that this

@@ -86,9 +86,10 @@ const READY_TEXT = {
   jspi: "Ready.",
   relay: "Ready. Bots serve through this page's service worker (relay mode): a script bot's "
     + "input() blocks there.",
-  push: "Ready. Script bots that read input() through a whole game (stream mode) cannot run "
-    + "here: bot Workers can block neither on shared memory, nor through JavaScript Promise "
-    + "Integration (JSPI), nor through a service worker (push mode). Function bots work.",
+  push: "Ready. Bot Workers here can block neither on shared memory, nor through JavaScript "
+    + "Promise Integration (JSPI), nor through a service worker (push mode): a script bot that "
+    + "reads input() through a whole game is run again from its start for each move, on every "
+    + "line so far. Same games, more slowly.",
 };
 
 // bridge: the arena_bridge module main.py imports; onPython(main): main.py is imported (its
@@ -197,6 +198,6 @@ export async function start(bridge, onPython, onReady) {
   mark("bots");
   startup.bots = bots.map((bot) => bot.startup);
   status("ready", READY_TEXT[ctl.botsMode] || READY_TEXT.push, 1,
-    { games, jspi: ctl.scriptBots, isolated, startup, botsMode: ctl.botsMode });
+    { games, isolated, startup, botsMode: ctl.botsMode });
   onReady(main);
 }

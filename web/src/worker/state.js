@@ -23,7 +23,6 @@ export const ctl = {
   // could change the Python of every bot Worker started after it.
   snapshot: null,
   snapshotMemoryBytes: 0, // of the build's snapshot, while it is on its way
-  scriptBots: null, // whether long-running script bots can run (not in "push" mode)
   force: null, // the bots' mode the page asked for: "relay", "push" or null (the best there is)
   relay: false, // whether the page's service worker relays bots' requests (web/bot_relay_sw.js)
   botsMode: null, // the mode the first bot Worker reported
