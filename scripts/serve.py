@@ -88,10 +88,14 @@ def content_security_policy(path: str, pyodide_origin: str = "", host: str = "")
             policy += f"; connect-src {host}{folder}/{RELAY_READ}"
         return policy
     if name == PREVIEW_FRAME:  # the snippet preview's frame: an opaque origin, sandboxed
+        # WebKit matches 'self' of an opaque-origin document to nothing (Chromium and Firefox,
+        # to the document's URL): the site is named too, with the request's host
+        site = f" http://{host} https://{host}" if SAFE_HOST.fullmatch(host) else ""
         return ("sandbox allow-scripts allow-forms allow-modals; default-src 'none'; "
-                f"script-src 'self' blob: 'wasm-unsafe-eval'{extra}; worker-src blob:; "
-                f"connect-src 'self' blob: {PAGE_CONNECT}{extra}; style-src 'unsafe-inline'; "
-                "img-src 'self' data: blob:; base-uri 'none'; form-action 'none'; frame-ancestors 'self'")
+                f"script-src 'self'{site} blob: 'wasm-unsafe-eval'{extra}; worker-src blob:; "
+                f"connect-src 'self'{site} blob: {PAGE_CONNECT}{extra}; style-src 'unsafe-inline'; "
+                f"img-src 'self'{site} data: blob:; base-uri 'none'; form-action 'none'; "
+                "frame-ancestors 'self'")
     if name == "controller_worker.js":
         return (f"default-src 'none'; script-src 'self' 'wasm-unsafe-eval'{extra}; "
                 f"connect-src 'self'{extra}; worker-src 'self'")

@@ -139,6 +139,10 @@ class WebKitPage:
     def evaluate(self, expression: str, arg: Any = None) -> Any:
         return self._run(_EVALUATE.format(expression=expression), arg)
 
+    def frame(self, url_part: str) -> WebKitFrame:
+        """The page's iframe whose address has ``url_part`` (looked up at each call)."""
+        return WebKitFrame(self, url_part)
+
     def click(self, selector: str) -> None:
         from selenium.webdriver.common.by import By
 
@@ -163,6 +167,30 @@ class WebKitPage:
             else:  # the session's last window stays, blank, for the next page
                 self.webkit.driver.get("about:blank")
                 self.webkit.first_window = self.handle
+
+
+class WebKitFrame:
+    """An iframe of a page, as ``FirefoxFrame``: expressions run in its document."""
+
+    def __init__(self, page: WebKitPage, url_part: str) -> None:
+        self.page = page
+        self.url_part = url_part
+
+    def evaluate(self, expression: str, arg: Any = None) -> Any:
+        from selenium.webdriver.common.by import By
+
+        driver = self.page.webkit.driver
+        with self.page.webkit.lock:
+            driver.switch_to.window(self.page.handle)
+            frames = [f for f in driver.find_elements(By.TAG_NAME, "iframe")
+                      if self.url_part in (f.get_attribute("src") or "")]
+            if not frames:
+                raise WebKitError(f"no frame whose address has {self.url_part!r}")
+            driver.switch_to.frame(frames[0])
+            try:
+                return driver.execute_script(_EVALUATE.format(expression=expression), arg)
+            finally:
+                driver.switch_to.default_content()
 
 
 @pytest.fixture(scope="session")
