@@ -95,7 +95,7 @@ class Controller:
         self.awaited_ms = 0.0  # time spent waiting for bots in the last run
         self.budget: int | None = None  # the run's steps per move (None: limited by time)
         self.seals: dict[int, SealCheck] = {}  # per bot slot, under a budget (budget_seal)
-        self.replays = ReplayCredits()  # per bot slot: script bots run again each turn (push mode)
+        self.credits = ReplayCredits()  # per bot slot: script bots run again each turn (push mode)
 
     def stop(self, run: int) -> None:
         self.stopped.add(run)
@@ -108,7 +108,7 @@ class Controller:
             request["nonce"] = seals.new_nonce()
         began = arena_bridge.now()
         op = request["op"]
-        wait_ms = self.replays.wait_ms(slot, op, wait_ms)
+        wait_ms = self.credits.wait_ms(slot, op, wait_ms)
         result = arena_bridge.ask(slot, self.next_id, op, json.dumps(request), wait_ms)
         if not isinstance(result, str):  # message modes: a Promise; shared memory: the reply
             result = await result
@@ -117,10 +117,10 @@ class Controller:
         if state == "2" or run in self.stopped:
             raise RunStopped
         if op == "load":
-            self.replays.loaded(slot, _fields(checked) if state == "1" else None)
+            self.credits.loaded(slot, _fields(checked) if state == "1" else None)
         if state != "1":
             return BotAnswer(), float(elapsed), True
-        return _answer_from(checked, seals), self.replays.timed(slot, op, float(elapsed)), False
+        return _answer_from(checked, seals), self.credits.timed(slot, op, float(elapsed)), False
 
     async def run(self, request_json: str) -> None:
         request = json.loads(request_json)
@@ -436,7 +436,7 @@ class PageTournament:
         self.total = 0
         self.problems: dict[str, dict] = {}  # per entry, its first error or fault, for its author
         self.seals: dict[tuple[int, int], SealCheck] = {}  # per (group, seat), under a budget
-        self.replays = ReplayCredits()  # per (group, seat): script bots run again each turn (push mode)
+        self.credits = ReplayCredits()  # per (group, seat): script bots run again each turn (push mode)
 
     async def play_all(self) -> None:
         from engine.contest.tournament import run_tournament_async
@@ -533,16 +533,16 @@ class PageTournament:
         if seals is not None:
             request["nonce"] = seals.new_nonce()
         text, op, key = json.dumps(request), request["op"], (group, seat)
-        wait_ms = self.replays.wait_ms(key, op, wait_ms)
+        wait_ms = self.credits.wait_ms(key, op, wait_ms)
         result = await arena_bridge.tournamentAsk(group, seat, rid, op, text, wait_ms)
         elapsed, state, checked = result.split(";", 2)
         if state == "2" or self.run in self.owner.stopped:
             raise RunStopped
         if op == "load":
-            self.replays.loaded(key, _fields(checked) if state == "1" else None)
+            self.credits.loaded(key, _fields(checked) if state == "1" else None)
         if state != "1":
             return BotAnswer(), float(elapsed), True
-        return _answer_from(checked, seals), self.replays.timed(key, op, float(elapsed)), False
+        return _answer_from(checked, seals), self.credits.timed(key, op, float(elapsed)), False
 
     # -- what the page is sent
     def _keep_replay(self, index: int, document: dict) -> None:
