@@ -1,7 +1,7 @@
 """The Stack Snippet's cold start against its transfer floor (issue 20 item 7), beside the page's
 cold start and a bare Pyodide's in the same browser and run.
 
-    python3 scripts/bench_web --snippet [--browser chromium|firefox|all] [--cold 3] [--mbps 50]
+    python3 scripts/bench_web --snippet [--browser chromium|firefox|webkit|all] [--cold 3] [--mbps 50]
 
 For each engine, each visit in a new browser with a fresh profile (no HTTP cache, no compiled
 code, no stored snapshot), the three visits of a round one after the other:
@@ -33,9 +33,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-# Not WebKit: there the preview frame's own script does not run (its policy's 'self' matches
-# nothing in an opaque-origin document in WebKitGTK 2.50; docs/testing.md, "WebKit").
-ENGINES = ("chromium", "firefox")
+ENGINES = ("chromium", "firefox", "webkit")  # as scripts/bench_engines.py
 SANDBOX = "allow-scripts allow-forms allow-modals"  # the Q&A site's snippet frame
 FRAME = "snippet_preview.html"
 TIMEOUT_S = 600
