@@ -19,6 +19,7 @@ from engine.bots.replayed_script import ReplayedScriptRunner
 from engine.bots.reply import MAX_ERROR_CHARS
 from engine.bots.runners import FunctionRunner, OneShotScriptRunner, StreamScriptRunner
 from engine.bots.step_budget import _bind, _caller_scopes
+from engine.bots.suspended_script import SuspendedScriptRunner, suspended_code
 from engine.games.registry import get_game
 
 
@@ -58,7 +59,8 @@ class BotHost:
         if self.runner is None:
             return {"id": rid, "ok": False, "answer": None, "error": "the bot did not load",
                     "line": None, "stdout": "", "stderr": ""}
-        if isinstance(self.runner, ReplayedScriptRunner) and op in ("start", "turn", "end"):
+        pushed = isinstance(self.runner, ReplayedScriptRunner | SuspendedScriptRunner)
+        if pushed and op in ("start", "turn", "end"):
             return self.runner.handle(request)
         if op == "start":
             if isinstance(self.runner, StreamScriptRunner):
@@ -128,8 +130,11 @@ class BotHost:
         if self.bot.kind == FUNCTION:
             self.runner = FunctionRunner(self.game, self.bot, budget)
         elif get_game(self.game).script_mode == "stream" and not self.can_block:
-            # input() cannot wait here: the script is run again on each request (its module doc)
-            self.runner = ReplayedScriptRunner(self.game, self.bot, budget)
+            # input() cannot wait here: a generator where the script's input() calls are all
+            # in its module body (and no step budget counts), else run again on each request
+            code = suspended_code(self.bot) if budget is None else None
+            self.runner = (SuspendedScriptRunner(self.game, self.bot, code) if code is not None
+                           else ReplayedScriptRunner(self.game, self.bot, budget))
         elif get_game(self.game).script_mode == "stream":  # one script for the whole game
             self.runner = StreamScriptRunner(self.game, self.bot, self.receive, self.send, budget)
         else:
