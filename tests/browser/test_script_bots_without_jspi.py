@@ -7,8 +7,8 @@ browsers without JSPI choose it themselves.
 A posted-style Flit script bot gives the native run's game turn by turn, plain and isolated;
 a spinning script bot is faulted at its time limit and Stop ends its run at once; a bot that
 looks for the relay's route finds it closed, and the relay answers nothing but its channels;
-without a relay ("push" mode) the script is run again from its start for each move, and plays
-the native run's game all the same.
+without a relay ("push" mode) the script pauses at each input() (its main program becomes a
+generator), and plays the native run's game all the same.
 """
 from __future__ import annotations
 
@@ -165,20 +165,20 @@ def test_a_bot_finds_the_relay_closed_and_a_spinning_script_is_stopped(open_aren
     arena.stop_a_spinning_run()
 
 
-def test_without_a_relay_a_script_bot_is_replayed_and_plays_the_native_game(open_arena, plain_url, tmp_path):
-    """Push mode (no relay: the Stack Snippet frame in WebKit): the script is run again from its
-    start for each move (engine/bots/replayed_script.py), and its game is the native run's."""
+def test_without_a_relay_a_script_bot_plays_the_native_game(open_arena, plain_url, tmp_path):
+    """Push mode (no relay: the Stack Snippet frame in WebKit): the script pauses at each input()
+    (engine/bots/suspended_script.py), and its game is the native run's."""
     native = native_flit_game(tmp_path, bot_file(tmp_path, SCRIPT_BOT), "builtin:random", SEED, SECRET)
     arena = open_arena(plain_url + "?bots=push")
     status = arena.status.inner_text()
-    assert "is run again from its start for each move" in status, status
+    assert "a script bot pauses at each input() in its main program" in status, status
     arena.setup(game="flit", games=1, seed=SEED, time_limit_ms=ROOMY_MS)
     arena.set_bot(1, SCRIPT_BOT, name="script")
     arena.label("Bot 2 example").select_option("random")
     arena.label("Secret (optional)").fill(SECRET)
     began = time.monotonic()
     arena.run(timeout_ms=600_000)
-    print(f"a game of {len(native['turns'])} turns in push mode, the script replayed: "
+    print(f"a game of {len(native['turns'])} turns in push mode: "
           f"{time.monotonic() - began:.1f} s")
     (record,) = arena.records()
     assert record["result"] == native["result"]

@@ -87,9 +87,9 @@ const READY_TEXT = {
   relay: "Ready. Bots serve through this page's service worker (relay mode): a script bot's "
     + "input() blocks there.",
   push: "Ready. Bot Workers here can block neither on shared memory, nor through JavaScript "
-    + "Promise Integration (JSPI), nor through a service worker (push mode): a script bot that "
-    + "reads input() through a whole game is run again from its start for each move, on every "
-    + "line so far. Same games, more slowly.",
+    + "Promise Integration (JSPI), nor through a service worker (push mode): a script bot pauses "
+    + "at each input() in its main program; one that reads input anywhere else is run again from "
+    + "its start for each move (same games, more slowly).",
 };
 
 // bridge: the arena_bridge module main.py imports; onPython(main): main.py is imported (its
