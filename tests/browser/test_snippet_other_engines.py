@@ -53,12 +53,15 @@ def test_the_snippet_preview_plays_the_native_tournament_in_firefox(firefox, iso
 
 
 @WEBKIT_TESTS
-def test_the_snippet_preview_plays_the_native_tournament_in_webkit(webkit, plain_url, tmp_path):
+@pytest.mark.parametrize("isolated", [False, True], ids=["plain", "isolated"])
+def test_the_snippet_preview_plays_the_native_tournament_in_webkit(webkit, isolated_url, plain_url, tmp_path,
+                                                                   isolated):
     """The preview frame's own script runs (its policy names the site's host, as WebKit matches
-    an opaque origin's 'self' to nothing), and the posted script bot is replayed (push mode)."""
+    an opaque origin's 'self' to nothing), and the posted script bot runs in push mode."""
     from selenium.common.exceptions import WebDriverException
 
-    preview_plays_the_native_tournament(webkit, plain_url, tmp_path, False, (WebKitError, WebDriverException))
+    preview_plays_the_native_tournament(webkit, isolated_url if isolated else plain_url, tmp_path, False,
+                                        (WebKitError, WebDriverException))
 
 
 def preview_plays_the_native_tournament(browser, url: str, tmp_path, frame_isolated: bool,
