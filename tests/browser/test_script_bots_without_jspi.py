@@ -224,14 +224,14 @@ def test_webkit_runs_a_script_bot_through_the_relay(webkit, plain_url, tmp_path)
     arena = FirefoxArena(webkit, plain_url)
     try:
         assert RELAY_TEXT in arena.status() or PUSH_TEXT in arena.status(), arena.status()
+        mode = "relay" if RELAY_TEXT in arena.status() else "push"
         arena.setup(games=1, seed=SEED, time_limit_ms=ROOMY_MS)
         arena.bot(1, SCRIPT_BOT, "script")
         arena.set("Bot 2 example", "random")
         arena.set("Secret (optional)", SECRET)
         began = time.monotonic()
         arena.run()
-        print(f"{webkit.version}: {len(native['turns'])} turns, the page in "
-              f"{'relay' if RELAY_TEXT in arena.status() else 'push'} mode, in "
+        print(f"{webkit.version}: {len(native['turns'])} turns, the page in {mode} mode, in "
               f"{time.monotonic() - began:.1f} s")
         (record,) = arena.records()
         assert record["result"] == native["result"]
