@@ -5,7 +5,7 @@ function bot; Stop ends a spinning bot's run at once and the next run works; a b
 reaches for the Worker's global scope finds every route out withheld. The match's share link
 opened in a fresh profile must repeat it. The plain page's Stop is xfail: under this driver its
 controller Worker sometimes hangs (docs/testing.md, Browsers). (A tournament equal to the
-native JSON, 5 runs in each mode: test_firefox_same_seed.py.)
+native JSON, 5 runs in each mode: test_same_seed_other_engines.py.)
 """
 from __future__ import annotations
 

@@ -14,7 +14,7 @@ import time
 import pytest
 from conftest import wait_until
 from firefox_page import FIREFOX_TESTS, FirefoxError, firefox_modes
-from test_firefox_same_seed import _challenge, _native
+from test_same_seed_other_engines import _challenge, _native
 from webkit_page import WEBKIT_TESTS, WebKitError
 
 from engine.contest.snippet import pack_challenge

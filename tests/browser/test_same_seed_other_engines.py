@@ -1,6 +1,6 @@
-"""Same seed, same games in Firefox (issue 20, item 2): the Flit field of a posted-style script
-bot and two examples, with a fixed seed and secret, played 5 times in the cross-origin
-isolated page and 5 times in the plain one; every game's record (each turn's answers, faults
+"""Same seed, same games in Firefox (issue 20, item 2) and in WebKit: the Flit field of a
+posted-style script bot and two examples, with a fixed seed and secret, played 5 times in the
+cross-origin isolated page and 5 times in the plain one; every game's record (each turn's answers, faults
 and changes, and the result) and the tournament's JSON must be the native run's, every time.
 
 Firefox's isolated page once gave a different result on each run (the issue); the runs
@@ -17,10 +17,11 @@ import pytest
 from conftest import READY_TIMEOUT_MS, wait_until
 from firefox_page import FIREFOX_TESTS, firefox_modes
 from test_same_seed import _first_difference
+from webkit_page import WEBKIT_TESTS
 
 from engine.play.debug_part import rules_part
 
-pytestmark = [pytest.mark.browser, FIREFOX_TESTS]
+pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "engine" / "games" / "flit" / "examples"
@@ -62,11 +63,24 @@ def _native(challenge: dict, folder: Path) -> tuple[dict, list[dict]]:
     return json.loads(done.stdout), records
 
 
+@FIREFOX_TESTS
 @firefox_modes()
 def test_five_runs_give_the_native_games(firefox, isolated_url, plain_url, tmp_path, isolated):
+    five_runs_give_the_native_games(firefox, isolated_url if isolated else plain_url, isolated, tmp_path)
+
+
+@WEBKIT_TESTS
+@pytest.mark.parametrize("isolated", [False, True], ids=["plain", "isolated"])
+def test_five_runs_give_the_native_games_in_webkit(webkit, isolated_url, plain_url, tmp_path, isolated):
+    """WebKit: no shared memory for Workers, no JSPI: its bot Workers serve in relay or push mode
+    (docs/testing.md, "WebKit"), isolated or not."""
+    five_runs_give_the_native_games(webkit, isolated_url if isolated else plain_url, isolated, tmp_path)
+
+
+def five_runs_give_the_native_games(browser, url: str, isolated: bool, tmp_path) -> None:
     challenge = _challenge()
     expected, records = _native(challenge, tmp_path)
-    page = firefox.open(isolated_url if isolated else plain_url)
+    page = browser.open(url)
     try:
         wait_until(page, "window.kothArena && window.kothArena.ready", READY_TIMEOUT_MS)
         assert page.evaluate("crossOriginIsolated") is isolated
