@@ -65,6 +65,7 @@ def suspended_code(bot: BotCode) -> CodeType | None:
 
 def _rewritable(body: list[ast.stmt]) -> bool:
     """Every ``input`` is a plain call in the module body; no stdin, ``global``, ``import *``."""
+    called: set[int] = set()  # the ``input`` names that are a call's function (seen first)
     for statement in body:
         for node, nested in _walk(statement):
             if isinstance(node, ast.Global) and not nested:
@@ -82,12 +83,12 @@ def _rewritable(body: list[ast.stmt]) -> bool:
             if isinstance(node, ast.NamedExpr) and nested:
                 return False  # binds in the module from inside a comprehension
             if isinstance(node, ast.Name) and node.id in ("input", "stdin"):
-                if nested or not isinstance(node.ctx, ast.Load) or not getattr(node, "_called", False):
+                if nested or not isinstance(node.ctx, ast.Load) or id(node) not in called:
                     return False
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "input":
                 if node.keywords or len(node.args) > 1 or any(isinstance(a, ast.Starred) for a in node.args):
                     return False
-                node.func._called = True  # type: ignore[attr-defined]
+                called.add(id(node.func))
             if isinstance(node, ast.Yield | ast.YieldFrom | ast.Await | ast.Return):
                 if not nested:
                     return False
